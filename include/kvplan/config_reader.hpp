@@ -1,0 +1,25 @@
+// kvplan/config_reader.hpp: Hugging Face config.json -> ModelSpec. The one place that knows
+// config field names and each architecture's rules (which layers slide, what MLA caches, how
+// many parameters a layer has). Presets in models/ go through the same reader.
+// Architectures it cannot size are refused by name; nothing falls back to a dense formula.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "kvplan/model.hpp"
+
+namespace kvplan {
+
+/// Reads a parsed config.json. `origin` prefixes every error ("models/x.json: config: ...").
+ModelSpec read_hf_config(const nlohmann::json& config, std::string_view name, std::string_view origin);
+
+/// Parses JSON text (at most 16 MiB) and reads it; errors name `origin`.
+ModelSpec read_hf_config_text(std::string_view text, std::string_view name, std::string_view origin);
+
+/// Model types the reader can size, for messages and docs.
+std::string supported_model_types();
+
+}  // namespace kvplan

@@ -1,0 +1,59 @@
+// kvplan/formula.hpp: the formula engine. Pure, total functions from (model, deployment) to
+// exact bytes per GPU. Every equation, with a worked example and its source, is in
+// docs/formulas.md; the code comments name the engine function each one mirrors.
+#pragma once
+
+#include <cstdint>
+
+#include "kvplan/dtype.hpp"
+#include "kvplan/model.hpp"
+
+namespace kvplan {
+
+/// What the operator chooses for the KV cache.
+struct Deployment {
+  std::uint64_t batch = 1;             // concurrent sequences
+  std::uint64_t seq_len = 1;           // tokens per sequence (prompt + output)
+  DType kv_dtype;                      // element format of K and V
+  std::uint32_t tensor_parallel = 1;   // ranks that split the KV heads and the weights
+  std::uint64_t block_size = 16;       // paged-allocation granule in tokens; 1 = exact
+};
+
+/// KV heads one rank holds: max(1, n_kv / tp); replicated when tp > n_kv
+/// (vLLM config/model.py get_num_kv_heads).
+std::uint32_t kv_heads_per_rank(std::uint32_t num_kv_heads, std::uint32_t tp) noexcept;
+
+/// Bytes one token adds to one layer on one rank (0 for recurrent layers).
+///  full / sliding: heads_per_rank * (row(head_dim) + row(v_head_dim));  MLA: row(rank + rope).
+std::uint64_t bytes_per_token(const LayerCacheSpec& layer, const DType& kv, std::uint32_t tp) noexcept;
+
+/// Tokens a layer keeps for a sequence of `seq_len` tokens: S, or min(S, W) for a window, 0 for state.
+std::uint64_t tokens_held(const LayerCacheSpec& layer, std::uint64_t seq_len) noexcept;
+
+/// Bytes a layer holds per sequence whatever its length (recurrent state), on one rank.
+std::uint64_t fixed_bytes_per_sequence(const LayerCacheSpec& layer, std::uint32_t tp) noexcept;
+
+/// One layer, one sequence, one rank: bytes_per_token * round_up(tokens_held, block) + fixed.
+std::uint64_t layer_bytes_per_sequence(const LayerCacheSpec& layer, const Deployment& d) noexcept;
+
+/// All layers, one sequence, one rank.
+std::uint64_t kv_bytes_per_sequence(const ModelSpec& m, const Deployment& d) noexcept;
+
+/// All layers, `d.batch` sequences, one rank (the number a GPU must hold).
+std::uint64_t kv_cache_bytes_per_gpu(const ModelSpec& m, const Deployment& d) noexcept;
+
+/// All ranks together: per-GPU bytes * tp (replicated heads are counted on every rank).
+std::uint64_t kv_cache_bytes_total(const ModelSpec& m, const Deployment& d) noexcept;
+
+/// Bytes per token of the whole model for one sequence at tp 1, counting only layers whose cache
+/// grows with length (full, MLA, and sliding layers until their window fills).
+std::uint64_t model_kv_bytes_per_token(const ModelSpec& m, const DType& kv) noexcept;
+
+/// Bytes per sequence that do not depend on its length (recurrent state), whole model, tp 1.
+std::uint64_t model_fixed_bytes_per_sequence(const ModelSpec& m) noexcept;
+
+/// Weight bytes on one GPU: ceil(params * bytes per weight) / tp, experts in their own format.
+std::uint64_t weight_bytes_per_gpu(const ParamCounts& p, const DType& weights, const DType& experts,
+                                   std::uint32_t tp) noexcept;
+
+}  // namespace kvplan

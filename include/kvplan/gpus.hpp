@@ -1,0 +1,31 @@
+// kvplan/gpus.hpp: the GPU catalog: the memory each device reports to CUDA/HIP (what engines
+// budget from), its marketed size and its memory bandwidth. Sources: docs/gpus.md.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace kvplan {
+
+struct GpuSpec {
+  std::string_view name;             // canonical: "H100-SXM"
+  std::string_view aliases;          // space-separated extra names: "h100 h100-80gb"
+  std::uint64_t memory_bytes = 0;    // total as cudaMemGetInfo / torch total_memory reports it
+  std::string_view marketed;         // "80 GB"
+  std::uint32_t bandwidth_gb_s = 0;  // peak memory bandwidth, GB/s (0 = not recorded)
+  std::string_view source;           // short citation; the full one is in docs/gpus.md
+};
+
+std::span<const GpuSpec> gpu_catalog() noexcept;
+
+struct GpuChoice {
+  const GpuSpec* gpu = nullptr;
+  std::uint32_t count = 1;
+};
+
+/// "H100", "h100-sxm", "H200x8", "A100-80GBx4": throws kvplan::Error with "did you mean".
+GpuChoice parse_gpu(std::string_view text);
+
+}  // namespace kvplan

@@ -1,0 +1,91 @@
+// kvplan/model.hpp: what a model fixes, as plain values. A layer's cache is a value
+// (a std::variant of specs), a model is a run-length list of layer groups plus the parameter
+// counts its weights need. Only the config reader builds a ModelSpec; the formula engine and
+// the solver read it. Field names follow Hugging Face config.json.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace kvplan {
+
+/// MHA / GQA / MQA: K and V for every token (vLLM FullAttentionSpec).
+struct FullAttention {
+  std::uint32_t num_key_value_heads = 0;
+  std::uint32_t head_dim = 0;                 // K width per head
+  std::optional<std::uint32_t> v_head_dim;    // V width per head when it differs from K's
+  bool operator==(const FullAttention&) const = default;
+};
+
+/// Keeps only the most recent `window_tokens` tokens: the layer holds min(S, W) (vLLM SlidingWindowSpec).
+struct SlidingWindow {
+  FullAttention attention;
+  std::uint64_t window_tokens = 0;
+  bool operator==(const SlidingWindow&) const = default;
+};
+
+/// MLA (DeepSeek-V2/V3): one latent of kv_lora_rank + qk_rope_head_dim elements per token,
+/// K only, one head, never split by tensor parallelism (vLLM MLAAttentionSpec).
+struct LatentAttention {
+  std::uint32_t kv_lora_rank = 0;
+  std::uint32_t qk_rope_head_dim = 0;
+  bool operator==(const LatentAttention&) const = default;
+};
+
+/// Linear attention / Mamba: a fixed-size state per sequence, independent of its length
+/// (vLLM MambaSpec). Two tensors: a short-convolution state and the recurrent (SSM) state,
+/// each split across tensor-parallel ranks.
+struct RecurrentState {
+  std::uint64_t conv_elements = 0;
+  std::uint32_t conv_element_bytes = 2;  // model dtype
+  std::uint64_t ssm_elements = 0;
+  std::uint32_t ssm_element_bytes = 4;   // fp32 (vLLM mamba_ssm_cache_dtype)
+  bool operator==(const RecurrentState&) const = default;
+};
+
+using LayerCacheSpec = std::variant<FullAttention, SlidingWindow, LatentAttention, RecurrentState>;
+
+struct LayerGroup {
+  std::uint32_t count = 0;
+  LayerCacheSpec spec;
+  bool operator==(const LayerGroup&) const = default;
+};
+
+/// Parameters by component; their sum is what the weights hold.
+struct ParamCounts {
+  std::uint64_t embedding = 0;   // token embeddings
+  std::uint64_t lm_head = 0;     // 0 when tied to the embeddings
+  std::uint64_t attention = 0;   // q/k/v/o (and MLA, linear-attention) projections
+  std::uint64_t mlp = 0;         // dense MLPs, shared experts and routers
+  std::uint64_t experts = 0;     // routed MoE experts, all resident
+  std::uint64_t norms = 0;       // norms and other small tensors
+  std::uint64_t total() const noexcept;
+};
+
+struct ModelSpec {
+  std::string name;
+  std::string model_type;                 // config.json model_type
+  std::vector<LayerGroup> layers;         // in order of first appearance
+  std::uint32_t num_hidden_layers = 0;
+  std::uint32_t num_attention_heads = 0;
+  std::uint32_t hidden_size = 0;
+  std::uint64_t vocab_size = 0;
+  /// The attention geometry of one layer written out in full: what the model's KV would be
+  /// with dense attention everywhere (MLA: per-head K = nope + rope dims, V = v_head_dim).
+  FullAttention dense_attention;
+  std::uint64_t max_position_embeddings = 0;
+  ParamCounts params;
+  std::string torch_dtype;                // "bf16", "fp16" (fp32 checkpoints load as bf16)
+  std::string expert_weight_dtype;        // set when experts ship quantized (gpt-oss: mxfp4)
+  std::string checkpoint_weight_dtype;    // set when all weights ship quantized (DeepSeek-V3: fp8)
+};
+
+/// The model with every full and sliding layer turned to `heads` KV heads (MHA/MQA what-ifs).
+ModelSpec with_kv_heads(const ModelSpec& m, std::uint32_t heads);
+/// The model with every layer as dense full attention (no window, no latent, no recurrence).
+ModelSpec dense_equivalent(const ModelSpec& m);
+
+}  // namespace kvplan

@@ -1,0 +1,72 @@
+// kvplan/plan.hpp: the main job, `kvplan --model M --vram V`: budget, frontier, comparisons and
+// advice for one model on one GPU, as a Document. Inputs are validated values (the CLI builds
+// them); this layer computes and describes, it never parses.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "kvplan/budget.hpp"
+#include "kvplan/dtype.hpp"
+#include "kvplan/formula.hpp"
+#include "kvplan/gpus.hpp"
+#include "kvplan/model.hpp"
+#include "kvplan/report.hpp"
+
+namespace kvplan {
+
+struct Preset;
+
+struct PlanInputs {
+  ModelSpec model;
+  const Preset* preset = nullptr;          // set when the model is a built-in preset
+  std::string model_source;                // "preset models/x.json" or "config /path/config.json"
+  std::uint64_t vram_bytes = 0;
+  std::string vram_label;                  // "80 GB" or "H100-SXM (80 GB)"
+  std::string vram_detail;                 // how the size was understood
+  const GpuSpec* gpu = nullptr;
+  std::uint32_t gpu_count = 1;
+  std::uint32_t utilization_ppm = 900'000;
+  std::optional<std::uint64_t> reserve_bytes;  // --reserve overrides the estimate
+  std::uint32_t tensor_parallel = 1;
+  DType kv_dtype;
+  DType weight_dtype;
+  DType expert_dtype;
+  std::optional<std::uint64_t> seq_len;
+  std::optional<std::uint64_t> batch;
+  std::uint64_t block_size = 16;
+  std::uint64_t max_model_len = 0;         // --max-model-len, or max_position_embeddings
+  bool explain = false;
+  std::string version;
+};
+
+/// The numbers a plan rests on, for one set of inputs.
+struct Evaluation {
+  Budget budget;
+  Reserve reserve;
+  Deployment shape;                        // seq_len and batch of the question
+  std::uint64_t kv_per_sequence = 0;       // bytes per GPU for one sequence of shape.seq_len
+  std::uint64_t max_batch = 0;             // per GPU (one replica)
+  std::optional<std::uint64_t> longest_at_batch_1;
+  bool fits = false;                       // the shape (batch, seq_len) fits
+};
+
+Evaluation evaluate(const PlanInputs& in);
+
+struct PlanOutcome {
+  Document doc;
+  int exit_code = 0;                       // 0 fits, 1 nothing fits
+};
+
+PlanOutcome build_plan(const PlanInputs& in);
+
+}  // namespace kvplan
+
+namespace kvplan {
+
+/// Why `tp` cannot split this model, in vLLM's words, or nullopt when it can: tp must divide
+/// num_attention_heads, and the KV heads must divide tp or be divisible by it.
+std::optional<std::string> tp_problem(const ModelSpec& m, std::uint32_t tp);
+
+}  // namespace kvplan

@@ -1,0 +1,80 @@
+// kvplan/report.hpp: the one result model every command fills, and one renderer per format.
+// A Document is plain data: sections of labelled fields and tables of typed cells. Cells keep
+// exact integers; only the human renderers (table, markdown) turn them into "79.19 GiB", while
+// JSON and CSV carry raw integers (bloaty's CSV, hyperfine's exporters).
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kvplan {
+
+struct Cell {
+  enum class Kind { text, count, bytes, tokens, ratio, percent, flag, none };
+  Kind kind = Kind::none;
+  std::string text;
+  std::uint64_t n = 0;
+  double x = 0;
+
+  static Cell str(std::string s) { return Cell{Kind::text, std::move(s), 0, 0}; }
+  static Cell count(std::uint64_t v) { return Cell{Kind::count, {}, v, 0}; }
+  static Cell bytes(std::uint64_t v) { return Cell{Kind::bytes, {}, v, 0}; }
+  static Cell tokens(std::uint64_t v) { return Cell{Kind::tokens, {}, v, 0}; }
+  static Cell ratio(double v) { return Cell{Kind::ratio, {}, 0, v}; }       // "1.50x"
+  static Cell percent(double v) { return Cell{Kind::percent, {}, 0, v}; }   // v in [0, 100]
+  static Cell flag(bool v) { return Cell{Kind::flag, {}, v ? 1U : 0U, 0}; }
+  static Cell none() { return Cell{}; }
+};
+
+struct Field {
+  std::string key;     // JSON name; empty = human output only
+  std::string label;   // human label
+  Cell value;
+  std::string detail;  // the assumption or formula behind the value (human output only)
+};
+
+struct Column {
+  std::string key;
+  std::string label;   // with its unit: "KV/seq", "Max batch"
+};
+
+struct Table {
+  std::string key;     // JSON name
+  std::string title;
+  std::vector<Column> columns;
+  std::vector<std::vector<Cell>> rows;
+  std::vector<std::string> notes;
+};
+
+struct Section {
+  std::string key;     // JSON object name; empty = fields go to the top level
+  std::string title;
+  std::vector<Field> fields;
+  std::vector<Table> tables;
+  std::vector<std::string> notes;
+};
+
+struct Document {
+  std::string title;                 // first line of human output
+  std::vector<Section> sections;
+  std::vector<std::string> advice;   // "nothing fits" guidance, printed last
+};
+
+enum class Format { table, json, csv, markdown };
+
+/// "table" | "json" | "csv" | "markdown"; throws kvplan::Error with "did you mean".
+Format parse_format(std::string_view text);
+
+void render_table(const Document& doc, std::ostream& out);
+void render_markdown(const Document& doc, std::ostream& out);
+void render_csv(const Document& doc, std::ostream& out);
+void render_json(const Document& doc, std::ostream& out);
+void render(const Document& doc, Format format, std::ostream& out);
+
+/// The human text of a cell ("79.19 GiB", "131,072", "1.50x", "12.5%").
+std::string human(const Cell& c);
+
+}  // namespace kvplan

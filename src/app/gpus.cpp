@@ -1,0 +1,103 @@
+// The GPU catalog. memory_bytes is the CUDA (or HIP) total, which is what vLLM and SGLang
+// budget from (torch.cuda.mem_get_info); it is ~0.5 GiB below nvidia-smi's total and drifts by
+// tens of MiB across drivers. docs/gpus.md gives the full source of every row.
+#include "kvplan/gpus.hpp"
+
+#include <array>
+#include <cctype>
+#include <fmt/format.h>
+#include <vector>
+
+#include "kvplan/error.hpp"
+#include "kvplan/quantity.hpp"
+#include "kvplan/text.hpp"
+
+namespace kvplan {
+namespace {
+
+constexpr std::array kGpus{
+    GpuSpec{"H100-SXM", "h100 h100-80gb h100-sxm5 h800", 85'029'158'912, "80 GB", 3350,
+            "torch total_memory 81090 MiB; vLLM 0.19 logs 79.19 GiB (calibration); aiconfigurator h800_sxm.yaml"},
+    GpuSpec{"H100-PCIe", "h100-pcie-80gb", 85'029'158'912, "80 GB", 2000,
+            "assumed equal to H100-SXM's CUDA total (same 80 GB part); bandwidth aiconfigurator h100_pcie.yaml"},
+    GpuSpec{"H100-NVL", "h100nvl h100-94gb", 99'861'594'112, "94 GB", 3900,
+            "deviceQuery, CUDA 12.4 (thamada/nvidia-smi H100NVLx2_deviceQuery.py)"},
+    GpuSpec{"H200", "h200-sxm h200-141gb", 150'109'945'856, "141 GB", 4800,
+            "torch total_memory 143156 MiB (MiB resolution); bandwidth aiconfigurator h200_sxm.yaml"},
+    GpuSpec{"B200", "b200-180gb", 191'514'017'792, "180 GB", 7700,
+            "torch total_memory 182642 MiB (MiB resolution); bandwidth aiconfigurator b200_sxm.yaml"},
+    GpuSpec{"B300", "b300-288gb", 288'400'343'040, "288 GB", 7750,
+            "nvidia-smi 275040 MiB (aiconfigurator b300_sxm.yaml); over-states CUDA's total slightly"},
+    GpuSpec{"GB200", "", 198'674'743'296, "186 GB", 8000,
+            "nvidia-smi 189471 MiB (aiconfigurator gb200.yaml); over-states CUDA's total slightly"},
+    GpuSpec{"A100-80GB", "a100 a100-sxm a100-sxm4-80gb a100-80gb-sxm", 85'100'068'864, "80 GB", 2039,
+            "deviceQuery, CUDA 12.5 (thamada/nvidia-smi A100SXMx4_deviceQuery.py)"},
+    GpuSpec{"A100-40GB", "a100-sxm4-40gb a100-pcie-40gb", 42'285'334'528, "40 GB", 1555,
+            "torch total_memory 40326 MiB (A100-PCIE-40GB); bandwidth llm-analysis a100-sxm-40gb.json"},
+    GpuSpec{"L40S", "", 47'803'596'800, "48 GB", 864, "deviceQuery, CUDA 12.4 (thamada/nvidia-smi L40S_deviceQuery.py)"},
+    GpuSpec{"A40", "", 47'608'692'736, "48 GB", 696, "deviceQuery, CUDA 12.4 (thamada/nvidia-smi A40x10_deviceQuery.py)"},
+    GpuSpec{"L4", "", 23'570'219'008, "24 GB", 300, "deviceQuery, CUDA 12.4 (thamada/nvidia-smi L4_deviceQuery.py)"},
+    GpuSpec{"A10G", "a10", 24'146'608'128, "24 GB", 600,
+            "NVML total 23028 MiB (mayooot/detect-gpu#3, NVIDIA/DCGM#232); over-states CUDA's total"},
+    GpuSpec{"T4", "", 15'843'721'216, "16 GB", 320, "deviceQuery (15843721216 bytes)"},
+    GpuSpec{"V100-32GB", "v100", 34'057'748'480, "32 GB", 900, "nvidia-smi 32480 MiB (V100-PCIE); over-states CUDA's total"},
+    GpuSpec{"RTX-4090", "4090 rtx4090", 25'386'352'640, "24 GB", 1008,
+            "deviceQuery, CUDA 12.4 (thamada/nvidia-smi RTX4090_deviceQuery.py)"},
+    GpuSpec{"RTX-3090", "3090 rtx3090", 25'327'697'920, "24 GB", 936,
+            "deviceQuery, CUDA 12.6 (thamada/nvidia-smi RTX3090_deviceQuery.py)"},
+    GpuSpec{"RTX-5090", "5090 rtx5090", 34'190'917'632, "32 GB", 1792,
+            "nvidia-smi 32607 MiB (aiconfigurator rtx_5090.yaml); over-states CUDA's total"},
+    GpuSpec{"RTX-6000-Ada", "rtx6000ada", 51'002'867'712, "48 GB", 960,
+            "deviceQuery, CUDA 12.4 (thamada/nvidia-smi RTX6000Ada_x8_deviceQuery.py)"},
+    GpuSpec{"RTX-PRO-6000", "rtx-pro-6000-blackwell rtxpro6000", 102'641'958'912, "96 GB", 1792,
+            "nvidia-smi 97887 MiB, Server Edition (aiconfigurator rtx_pro_6000_server.yaml)"},
+    GpuSpec{"MI300X", "mi300", 205'822'885'888, "192 GB", 5300, "rocm-smi VRAM Total Memory (B); other systems show 206141652992"},
+    GpuSpec{"MI250X", "mi250", 68'702'699'520, "64 GB per GCD", 1600,
+            "torch mem_get_info on one MI250 GCD (jaglinux/pytorch-notes); bandwidth is half the package's 3200"},
+};
+
+std::string squash(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c != '-' && c != '_' && c != ' ') {
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::span<const GpuSpec> gpu_catalog() noexcept { return kGpus; }
+
+GpuChoice parse_gpu(std::string_view text) {
+  GpuChoice choice;
+  std::string_view name = text;
+  const std::size_t x = text.find_last_of("xX");
+  if (x != std::string_view::npos && x + 1 < text.size() && x > 0 &&
+      text.find_first_not_of("0123456789", x + 1) == std::string_view::npos) {
+    name = text.substr(0, x);
+    choice.count = static_cast<std::uint32_t>(parse_count("--gpu", text.substr(x + 1), 4096));
+  }
+  const std::string key = squash(name);
+  std::vector<std::string> names;
+  for (const GpuSpec& g : kGpus) {
+    names.emplace_back(g.name);
+    std::vector<std::string> keys{squash(g.name)};
+    std::string_view rest = g.aliases;
+    while (!rest.empty()) {
+      const std::size_t sp = rest.find(' ');
+      keys.push_back(squash(rest.substr(0, sp)));
+      rest = sp == std::string_view::npos ? std::string_view{} : rest.substr(sp + 1);
+    }
+    for (const std::string& k : keys) {
+      if (k == key) {
+        choice.gpu = &g;
+        return choice;
+      }
+    }
+  }
+  throw Error(fmt::format("unknown GPU '{}'{} (see 'kvplan gpus', or give --vram SIZE)", name, did_you_mean(name, names)));
+}
+
+}  // namespace kvplan

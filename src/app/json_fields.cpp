@@ -1,0 +1,121 @@
+// Typed JSON field access with exact error messages.
+#include "json_fields.hpp"
+
+#include <fmt/format.h>
+
+#include "kvplan/error.hpp"
+
+namespace kvplan {
+
+JsonFields::JsonFields(const nlohmann::json& object, std::string origin, std::string pointer)
+    : m_object(object), m_origin(std::move(origin)), m_pointer(std::move(pointer)) {
+  if (!m_object.is_object()) {
+    throw Error(fmt::format("{}: {}: expected a JSON object", m_origin, m_pointer.empty() ? "/" : m_pointer));
+  }
+}
+
+std::string JsonFields::where(std::string_view key) const {
+  return fmt::format("{}: {}/{}", m_origin, m_pointer, key);
+}
+
+void JsonFields::fail(std::string_view key, std::string_view message) const {
+  throw Error(fmt::format("{}: {}", where(key), message));
+}
+
+bool JsonFields::has(std::string_view key) const {
+  const auto it = m_object.find(key);
+  return it != m_object.end() && !it->is_null();
+}
+
+std::optional<std::uint64_t> JsonFields::uint(std::string_view key, std::uint64_t min, std::uint64_t max) const {
+  const auto it = m_object.find(key);
+  if (it == m_object.end() || it->is_null()) {
+    return std::nullopt;
+  }
+  const auto range = [&] { return fmt::format("must be an integer in [{}, {}] (got {})", min, max, it->dump()); };
+  if (it->is_number_unsigned()) {
+    const auto v = it->get<std::uint64_t>();
+    if (v < min || v > max) {
+      fail(key, range());
+    }
+    return v;
+  }
+  if (it->is_number_integer()) {  // negative
+    fail(key, range());
+  }
+  if (it->is_number_float()) {
+    const double d = it->get<double>();
+    // Some configs write 4096.0; accept whole numbers in range, refuse the rest.
+    if (d >= static_cast<double>(min) && d <= static_cast<double>(max) && d == static_cast<double>(static_cast<std::uint64_t>(d))) {
+      return static_cast<std::uint64_t>(d);
+    }
+    fail(key, range());
+  }
+  fail(key, fmt::format("must be an integer, not {} ({})", it->type_name(), it->dump()));
+}
+
+std::uint64_t JsonFields::require_uint(std::string_view key, std::uint64_t min, std::uint64_t max) const {
+  if (auto v = uint(key, min, max)) {
+    return *v;
+  }
+  fail(key, "is required");
+}
+
+std::optional<bool> JsonFields::boolean(std::string_view key) const {
+  const auto it = m_object.find(key);
+  if (it == m_object.end() || it->is_null()) {
+    return std::nullopt;
+  }
+  if (!it->is_boolean()) {
+    fail(key, fmt::format("must be true or false, not {}", it->type_name()));
+  }
+  return it->get<bool>();
+}
+
+std::optional<std::string> JsonFields::string(std::string_view key) const {
+  const auto it = m_object.find(key);
+  if (it == m_object.end() || it->is_null()) {
+    return std::nullopt;
+  }
+  if (!it->is_string()) {
+    fail(key, fmt::format("must be a string, not {}", it->type_name()));
+  }
+  return it->get<std::string>();
+}
+
+const nlohmann::json* JsonFields::array(std::string_view key) const {
+  const auto it = m_object.find(key);
+  if (it == m_object.end() || it->is_null()) {
+    return nullptr;
+  }
+  if (!it->is_array()) {
+    fail(key, fmt::format("must be an array, not {}", it->type_name()));
+  }
+  return &*it;
+}
+
+const nlohmann::json* JsonFields::object(std::string_view key) const {
+  const auto it = m_object.find(key);
+  if (it == m_object.end() || it->is_null()) {
+    return nullptr;
+  }
+  if (!it->is_object()) {
+    fail(key, fmt::format("must be an object, not {}", it->type_name()));
+  }
+  return &*it;
+}
+
+nlohmann::json parse_json_text(std::string_view text, std::string_view origin) {
+  constexpr std::size_t kMaxBytes = 16 * 1024 * 1024;
+  if (text.size() > kMaxBytes) {
+    throw Error(fmt::format("{}: {} bytes is too large for a config file (limit 16 MiB)", origin, text.size()));
+  }
+  try {
+    return nlohmann::json::parse(text.begin(), text.end());
+  } catch (const nlohmann::json::parse_error& e) {
+    throw Error(fmt::format("{}: not valid JSON (byte {}): {}", origin, e.byte,
+                            std::string_view(e.what()).substr(std::string_view(e.what()).find(':') + 2)));
+  }
+}
+
+}  // namespace kvplan

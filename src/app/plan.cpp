@@ -1,0 +1,206 @@
+// The plan: evaluate one deployment, then describe it (model, budget, frontier, shape) and,
+// when nothing fits, say which knob would make it fit. Comparison tables: plan_compare.cpp.
+#include "kvplan/plan.hpp"
+
+#include <fmt/format.h>
+
+#include "kvplan/catalog.hpp"
+#include "kvplan/quantity.hpp"
+#include "kvplan/solver.hpp"
+#include "kvplan/units.hpp"
+#include "plan_compare.hpp"
+#include "plan_text.hpp"
+
+namespace kvplan {
+namespace {
+
+constexpr std::uint64_t kDefaultShapeTokens = 8192;  // the seeds' example: one sequence of 8,192 tokens
+constexpr std::uint64_t kUncapped = std::uint64_t{1} << 40;
+
+std::string ppm_text(std::uint32_t ppm) {
+  std::string s = fmt::format("{:.4f}", static_cast<double>(ppm) / 1e6);
+  while (s.back() == '0' && s[s.size() - 2] != '.') {
+    s.pop_back();
+  }
+  return s;
+}
+
+Section model_section(const PlanInputs& in) {
+  const ModelSpec& m = in.model;
+  Section s;
+  s.key = "model";
+  s.title = fmt::format("Model: {}", m.name);
+  s.fields.push_back({"name", "Name", Cell::str(m.name), in.model_source});
+  for (const LayerGroup& g : m.layers) {
+    s.fields.push_back({"", fmt::format("{} layers", kind_label(g.spec)), Cell::count(g.count),
+                        geometry(g.spec, m.num_attention_heads)});
+  }
+  for (const LayerGroup& g : m.layers) {
+    if (std::holds_alternative<RecurrentState>(g.spec)) {
+      s.fields.push_back({"", "  state per sequence", Cell::bytes(sat_mul(g.count, fixed_bytes_per_sequence(g.spec, 1))),
+                          per_token_formula(g.spec, g.count, in.kv_dtype)});
+    } else {
+      s.fields.push_back({"", fmt::format("  {} per token", kind_label(g.spec)),
+                          Cell::bytes(sat_mul(g.count, bytes_per_token(g.spec, in.kv_dtype, 1))),
+                          per_token_formula(g.spec, g.count, in.kv_dtype)});
+    }
+  }
+  const std::uint64_t per_token = model_kv_bytes_per_token(m, in.kv_dtype);
+  s.fields.push_back({"kv_bytes_per_token", "KV per token", Cell::bytes(per_token),
+                      fmt::format("{} B at {} ({}), one sequence, tp 1", with_commas(per_token), in.kv_dtype.name,
+                                  in.kv_dtype.note)});
+  if (const std::uint64_t fixed = model_fixed_bytes_per_sequence(m); fixed > 0) {
+    s.fields.push_back({"fixed_bytes_per_sequence", "State per sequence", Cell::bytes(fixed),
+                        "recurrent state, independent of length"});
+  }
+  s.fields.push_back({"max_position_embeddings", "Max context", Cell::tokens(m.max_position_embeddings),
+                      "max_position_embeddings"});
+  std::string official = "no official count in the sources read";
+  if (in.preset != nullptr && !in.preset->params_official.empty()) {
+    official = fmt::format("official: {}", in.preset->params_official);
+  }
+  s.fields.push_back({"parameters", "Parameters", Cell::count(m.params.total()),
+                      fmt::format("{:.2f}B computed from the architecture; {}", static_cast<double>(m.params.total()) / 1e9, official)});
+  return s;
+}
+
+Section budget_section(const PlanInputs& in, const Evaluation& e) {
+  const Budget& b = e.budget;
+  Section s;
+  s.key = "budget";
+  s.title = fmt::format("Memory budget per GPU (tp {})", in.tensor_parallel);
+  s.fields.push_back({"vram_bytes", "VRAM", Cell::bytes(b.vram_bytes), in.vram_detail});
+  s.fields.push_back({"utilization", "Usable fraction", Cell::str(ppm_text(b.utilization_ppm)),
+                      "--utilization (vLLM's gpu_memory_utilization default before v0.25)"});
+  s.fields.push_back({"usable_bytes", "Usable", Cell::bytes(b.usable_bytes), "VRAM × usable fraction"});
+  const std::string experts = in.model.params.experts > 0 && !(in.expert_dtype == in.weight_dtype)
+                                  ? fmt::format(", experts in {}", in.expert_dtype.name)
+                                  : "";
+  s.fields.push_back({"weights_bytes", "− Weights", Cell::bytes(b.weights_bytes),
+                      fmt::format("{:.2f}B params × {}{} / tp {}", static_cast<double>(in.model.params.total()) / 1e9, in.weight_dtype.name,
+                                  experts, in.tensor_parallel)});
+  if (in.reserve_bytes) {
+    s.fields.push_back({"reserved_bytes", "− Runtime reserve", Cell::bytes(b.reserved_bytes), "--reserve"});
+  } else {
+    s.fields.push_back({"reserved_bytes", "− Runtime reserve", Cell::bytes(b.reserved_bytes),
+                        "sum of the three estimates below (docs/budget.md)"});
+    s.fields.push_back({"activations_bytes", "    activations", Cell::bytes(e.reserve.activations_bytes),
+                        fmt::format("0.435 GiB + 13,300 B × vocab {} (fit to vLLM 0.19 profiling peaks)",
+                                    with_commas(in.model.vocab_size))});
+    s.fields.push_back({"cuda_graphs_bytes", "    CUDA graphs", Cell::bytes(e.reserve.cuda_graphs_bytes),
+                        "median of vLLM 0.19 CUDA-graph estimates (0.65-1.79 GiB)"});
+    s.fields.push_back({"framework_bytes", "    framework", Cell::bytes(e.reserve.framework_bytes),
+                        in.tensor_parallel > 1 ? "CUDA context + NCCL buffers (vLLM 0.19 non-torch at tp 2)"
+                                               : "CUDA context, cuBLAS (vLLM 0.19 non-torch at tp 1)"});
+  }
+  if (b.deficit_bytes > 0) {
+    s.fields.push_back({"kv_budget_bytes", "= KV cache budget", Cell::bytes(0),
+                        fmt::format("short by {}: weights and reserve exceed what is usable",
+                                    format_bytes(b.deficit_bytes))});
+  } else {
+    s.fields.push_back({"kv_budget_bytes", "= KV cache budget", Cell::bytes(b.kv_budget_bytes),
+                        "what is left for the KV cache"});
+  }
+  return s;
+}
+
+Section frontier_section(const PlanInputs& in, const Evaluation& e) {
+  Section s;
+  s.title = "Batch vs. context length";
+  const std::vector<std::uint64_t> lengths = frontier_lengths(in.max_model_len, in.seq_len);
+  Table t;
+  t.key = "frontier";
+  t.columns = {{"seq_len", "Context [tokens]"}, {"max_batch", "Max batch"}, {"kv_bytes_per_sequence", "KV/seq"}};
+  for (const FrontierPoint& p : frontier(in.model, e.shape, e.budget.kv_budget_bytes, lengths)) {
+    Deployment one = e.shape;
+    one.seq_len = p.seq_len;
+    one.batch = 1;
+    t.rows.push_back({Cell::tokens(p.seq_len), Cell::count(p.max_batch), Cell::bytes(kv_bytes_per_sequence(in.model, one))});
+  }
+  t.notes.push_back(fmt::format("Max batch: concurrent sequences per {} (paged, blocks of {} tokens).",
+                                in.tensor_parallel > 1 ? "tensor-parallel group" : "GPU", in.block_size));
+  s.tables.push_back(std::move(t));
+
+  Deployment one = e.shape;
+  one.batch = 1;
+  const auto uncapped = longest_seq_len(in.model, one, e.budget.kv_budget_bytes, kUncapped);
+  std::string detail = "not even one token fits";
+  if (e.longest_at_batch_1) {
+    detail = "the most memory allows";
+    if (*e.longest_at_batch_1 == in.max_model_len && uncapped && *uncapped > in.max_model_len) {
+      detail = fmt::format("capped at the model's maximum context; memory alone would allow {}",
+                           uncapped.value() >= kUncapped ? std::string("more than 2^40") : with_commas(*uncapped));
+    }
+  }
+  s.fields.push_back({"max_seq_len_at_batch_1", "Longest context at batch 1",
+                      e.longest_at_batch_1 ? Cell::tokens(*e.longest_at_batch_1) : Cell::tokens(0), detail});
+  return s;
+}
+
+Section shape_section(const PlanInputs& in, const Evaluation& e) {
+  Section s;
+  s.key = "shape";
+  s.title = fmt::format("Your shape: {} × {} tokens", with_commas(e.shape.batch), with_commas(e.shape.seq_len));
+  const std::uint64_t per_gpu = kv_cache_bytes_per_gpu(in.model, e.shape);
+  s.fields.push_back({"seq_len", "Context", Cell::tokens(e.shape.seq_len), ""});
+  s.fields.push_back({"batch", "Batch", Cell::count(e.shape.batch), "concurrent sequences"});
+  s.fields.push_back({"kv_cache_bytes", "KV cache, all GPUs", Cell::bytes(kv_cache_bytes_total(in.model, e.shape)),
+                      fmt::format("per-GPU KV × tp {}", in.tensor_parallel)});
+  s.fields.push_back({"kv_cache_bytes_per_gpu", "KV cache per GPU", Cell::bytes(per_gpu), ""});
+  s.fields.push_back({"fits", "Fits", Cell::flag(e.fits),
+                      e.fits ? fmt::format("{} to spare", format_bytes(e.budget.kv_budget_bytes - per_gpu))
+                             : fmt::format("over by {}", format_bytes(sat_sub(sat_add(per_gpu, e.budget.deficit_bytes),
+                                                                            e.budget.kv_budget_bytes)))});
+  return s;
+}
+
+}  // namespace
+
+Evaluation evaluate(const PlanInputs& in) {
+  Evaluation e;
+  e.reserve = estimate_reserve(in.model.vocab_size, in.tensor_parallel);
+  const std::uint64_t reserved = in.reserve_bytes.value_or(e.reserve.total());
+  const std::uint64_t weights =
+      weight_bytes_per_gpu(in.model.params, in.weight_dtype, in.expert_dtype, in.tensor_parallel);
+  e.budget = make_budget(in.vram_bytes, in.utilization_ppm, weights, reserved);
+  e.shape.batch = in.batch.value_or(1);
+  e.shape.seq_len = in.seq_len.value_or(std::min(kDefaultShapeTokens, in.max_model_len));
+  e.shape.kv_dtype = in.kv_dtype;
+  e.shape.tensor_parallel = in.tensor_parallel;
+  e.shape.block_size = in.block_size;
+  e.max_batch = max_batch(in.model, e.shape, e.budget.kv_budget_bytes);
+  Deployment one = e.shape;
+  one.batch = 1;
+  e.kv_per_sequence = kv_bytes_per_sequence(in.model, one);
+  e.longest_at_batch_1 = longest_seq_len(in.model, one, e.budget.kv_budget_bytes, in.max_model_len);
+  e.fits = e.budget.deficit_bytes == 0 && e.max_batch >= e.shape.batch;
+  return e;
+}
+
+PlanOutcome build_plan(const PlanInputs& in) {
+  const Evaluation e = evaluate(in);
+  PlanOutcome out;
+  Document& doc = out.doc;
+  doc.title = fmt::format("kvplan {} · {} on {} · tp {} · KV {} · weights {} · paged, block {}", in.version,
+                          in.model.name, in.vram_label, in.tensor_parallel, in.kv_dtype.name, in.weight_dtype.name,
+                          in.block_size);
+  doc.sections.push_back(model_section(in));
+  doc.sections.push_back(budget_section(in, e));
+  doc.sections.push_back(frontier_section(in, e));
+  if (in.seq_len && in.batch) {
+    doc.sections.push_back(shape_section(in, e));
+  }
+  for (Section& s : comparison_sections(in, e)) {
+    doc.sections.push_back(std::move(s));
+  }
+  if (in.explain) {
+    doc.sections.push_back(explain_section(in, e));
+  }
+  if (!e.fits) {
+    doc.advice = advice(in, e);
+    out.exit_code = 1;
+  }
+  return out;
+}
+
+}  // namespace kvplan

@@ -1,0 +1,35 @@
+// The subcommands, one file each: typed options, set-up on a CLI11 app, and a run function that
+// returns an exit code (CLI11's subcom_in_files pattern). Private to src/cli.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <iosfwd>
+#include <string>
+
+namespace kvplan::cli {
+
+struct PlanOptions {
+  std::string model, config, gpu, vram, utilization = "0.9", reserve, tp, kv_dtype = "auto", weight_dtype = "auto";
+  std::string seq_len, batch, block_size = "16", max_model_len, format = "table";
+  bool explain = false;
+};
+void setup_plan(CLI::App& app, PlanOptions& o);
+int run_plan(const PlanOptions& o, std::ostream& out, std::ostream& err);
+
+struct ModelsOptions {
+  std::string show;    // `kvplan models show NAME`
+  std::string format = "table";
+};
+void setup_models(CLI::App& app, ModelsOptions& o);
+int run_models(const ModelsOptions& o, std::ostream& out);
+
+struct GpusOptions {
+  std::string format = "table";
+};
+void setup_gpus(CLI::App& app, GpusOptions& o);
+int run_gpus(const GpusOptions& o, std::ostream& out);
+
+/// "0.1.0"
+const char* version();
+
+}  // namespace kvplan::cli

@@ -1,0 +1,105 @@
+// `kvplan models` lists the built-in presets; `kvplan models show NAME` prints one.
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "kvplan/catalog.hpp"
+#include "kvplan/dtype.hpp"
+#include "kvplan/formula.hpp"
+#include "kvplan/quantity.hpp"
+#include "kvplan/report.hpp"
+
+namespace kvplan::cli {
+namespace {
+
+std::string layout(const ModelSpec& m) {
+  std::string out;
+  for (const LayerGroup& g : m.layers) {
+    std::string kind = "full";
+    if (const auto* s = std::get_if<SlidingWindow>(&g.spec)) {
+      kind = fmt::format("SWA {}", format_tokens_short(s->window_tokens));
+    } else if (std::holds_alternative<LatentAttention>(g.spec)) {
+      kind = "MLA";
+    } else if (std::holds_alternative<RecurrentState>(g.spec)) {
+      kind = "linear";
+    }
+    out += fmt::format("{}{} {}", out.empty() ? "" : " + ", g.count, kind);
+  }
+  return out;
+}
+
+Document list_document() {
+  Document doc;
+  Section s;
+  s.key = "";
+  Table t;
+  t.key = "models";
+  t.columns = {{"name", "Name"},         {"hf_id", "Hugging Face id"},        {"layers", "Layers"},
+               {"kv_heads", "KV heads"}, {"kv_bytes_per_token_bf16", "KV/token (bf16)"}, {"max_context", "Max context"},
+               {"parameters", "Params"}};
+  const DType& bf16 = *find_dtype(kv_dtypes(), "bf16");
+  for (const Preset& p : presets()) {
+    t.rows.push_back({Cell::str(p.name), Cell::str(p.hf_id), Cell::str(layout(p.spec)),
+                      Cell::count(p.spec.dense_attention.num_key_value_heads),
+                      Cell::bytes(model_kv_bytes_per_token(p.spec, bf16)), Cell::tokens(p.spec.max_position_embeddings),
+                      Cell::str(fmt::format("{:.1f}B", static_cast<double>(p.spec.params.total()) / 1e9))});
+  }
+  t.notes.push_back("Names, aliases and Hugging Face ids all work with --model; 'kvplan models show NAME' for details.");
+  s.tables.push_back(std::move(t));
+  doc.sections.push_back(std::move(s));
+  return doc;
+}
+
+Document show_document(const Preset& p) {
+  Document doc;
+  doc.title = fmt::format("{}: {}", p.name, p.description);
+  Section s;
+  s.key = "model";
+  const DType& bf16 = *find_dtype(kv_dtypes(), "bf16");
+  std::string aliases;
+  for (const std::string& a : p.aliases) {
+    aliases += (aliases.empty() ? "" : ", ") + a;
+  }
+  s.fields = {
+      {"name", "Name", Cell::str(p.name), ""},
+      {"hf_id", "Hugging Face id", Cell::str(p.hf_id), ""},
+      {"aliases", "Aliases", Cell::str(aliases.empty() ? "-" : aliases), ""},
+      {"model_type", "model_type", Cell::str(p.spec.model_type), ""},
+      {"layers", "Layers", Cell::str(layout(p.spec)), ""},
+      {"kv_bytes_per_token", "KV per token (bf16)", Cell::bytes(model_kv_bytes_per_token(p.spec, bf16)),
+       "all layers that grow with length, tp 1"},
+      {"max_position_embeddings", "Max context", Cell::tokens(p.spec.max_position_embeddings), ""},
+      {"parameters", "Parameters (computed)", Cell::count(p.spec.params.total()),
+       p.params_official.empty() ? "" : fmt::format("official: {} ({})", p.params_official, p.params_source)},
+      {"config_source", "Config source", Cell::str(p.config_source), ""},
+  };
+  s.notes.push_back("config.json fields as used:");
+  std::string line;
+  for (char c : p.config_json) {
+    if (c == '\n') {
+      s.notes.push_back("  " + line);
+      line.clear();
+    } else {
+      line += c;
+    }
+  }
+  s.notes.push_back("  " + line);
+  doc.sections.push_back(std::move(s));
+  return doc;
+}
+
+}  // namespace
+
+void setup_models(CLI::App& app, ModelsOptions& o) {
+  CLI::App* show = app.add_subcommand("show", "Print one model's architecture and sources");
+  show->add_option("name", o.show, "Model name, alias or Hugging Face id")->required();
+  show->add_option("--format,-f", o.format, "Output: table, json, csv or markdown");
+  app.add_option("--format,-f", o.format, "Output: table, json, csv or markdown");
+}
+
+int run_models(const ModelsOptions& o, std::ostream& out) {
+  const Format format = parse_format(o.format);
+  render(o.show.empty() ? list_document() : show_document(find_preset(o.show)), format, out);
+  return 0;
+}
+
+}  // namespace kvplan::cli

@@ -1,0 +1,94 @@
+// Builds the CLI11 app, parses, dispatches, and is the one place that catches kvplan::Error:
+// "kvplan: error: <message>", exit 2. "Nothing fits" is not an error: the plan exits 1.
+#include <algorithm>
+#include <fmt/format.h>
+#include <ostream>
+
+#include "commands.hpp"
+#include "kvplan/cli.hpp"
+#include "kvplan/error.hpp"
+#include "kvplan/text.hpp"
+
+namespace kvplan::cli {
+namespace {
+
+constexpr const char* kFooter = R"(
+Sizes: 80GB = 80 x 10^9 B, 80GiB = 80 x 2^30 B; also MB/MiB, TB/TiB. Tokens: 8192, 8k, 128K (k = 1024).
+Exit codes: 0 the plan fits, 1 nothing fits (the report says what would), 2 bad input.
+Examples:
+  kvplan --model llama3-70b --vram 80GB
+  kvplan --model llama-3.1-8b --gpu H100 --seq-len 32k --batch 16 --kv-dtype fp8
+  kvplan --config ./Qwen3-8B/config.json --gpu L40S --format json
+  kvplan models            kvplan models show deepseek-v3            kvplan gpus)";
+
+// CLI11's "not expected: --modle" gets a suggestion from the app's own option names.
+std::string with_suggestion(const CLI::App& app, const std::string& message) {
+  const std::string marker = "not expected: ";
+  const std::size_t at = message.find(marker);
+  if (at == std::string::npos) {
+    return message;
+  }
+  std::string word = message.substr(at + marker.size());
+  word = word.substr(0, word.find_first_of(" ="));
+  std::vector<std::string> names;
+  for (const CLI::Option* o : app.get_options()) {
+    for (const std::string& n : o->get_lnames()) {
+      names.push_back("--" + n);
+    }
+  }
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    names.push_back(sub->get_name());
+  }
+  return message + did_you_mean(word, names);
+}
+
+}  // namespace
+
+const char* version() { return KVPLAN_VERSION; }
+
+int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  CLI::App app{"kvplan: plan the KV-cache memory of LLM inference before you deploy.", "kvplan"};
+  app.footer(kFooter);
+  app.set_version_flag("--version", fmt::format("kvplan {} (model catalog {})", KVPLAN_VERSION, KVPLAN_CATALOG_DATE));
+  PlanOptions plan;
+  setup_plan(app, plan);
+  ModelsOptions models;
+  CLI::App* models_cmd = app.add_subcommand("models", "List the built-in models, or show one: models show NAME");
+  setup_models(*models_cmd, models);
+  GpusOptions gpus;
+  CLI::App* gpus_cmd = app.add_subcommand("gpus", "List the built-in GPUs with the memory they report");
+  setup_gpus(*gpus_cmd, gpus);
+  app.require_subcommand(0, 1);
+  try {
+    std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 2.1 parses a reversed vector
+    app.parse(reversed);
+    if (models_cmd->parsed()) {
+      return run_models(models, out);
+    }
+    if (gpus_cmd->parsed()) {
+      return run_gpus(gpus, out);
+    }
+    return run_plan(plan, out, err);
+  } catch (const CLI::CallForHelp&) {
+    out << app.help();
+    return 0;
+  } catch (const CLI::CallForAllHelp&) {
+    out << app.help("", CLI::AppFormatMode::All);
+    return 0;
+  } catch (const CLI::CallForVersion&) {
+    out << app.version() << '\n';
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    std::string message = with_suggestion(app, e.what());
+    err << "kvplan: error: " << message << " (see 'kvplan --help')\n";
+    return 2;
+  } catch (const Error& e) {
+    err << "kvplan: error: " << e.what() << '\n';
+    return 2;
+  } catch (const std::exception& e) {
+    err << "kvplan: internal error: " << e.what() << "; please report this\n";
+    return 2;
+  }
+}
+
+}  // namespace kvplan::cli

@@ -1,0 +1,37 @@
+// Budget arithmetic and the runtime-reserve estimate (docs/budget.md).
+#include "kvplan/budget.hpp"
+
+#include "kvplan/units.hpp"
+
+namespace kvplan {
+
+std::uint64_t Reserve::total() const noexcept {
+  return sat_add(sat_add(activations_bytes, cuda_graphs_bytes), framework_bytes);
+}
+
+Reserve estimate_reserve(std::uint64_t vocab_size, std::uint32_t tp, const ReserveModel& model) noexcept {
+  // activations = 0.435 GiB + 13,300 B x vocab_size: least-squares fit of vLLM 0.19's
+  // "torch peak increase" on 15 H100 runs (vocab 32K..262K); the sampler's fp32 logits over
+  // max_num_seqs rows dominate it, so it scales with the vocabulary.
+  Reserve r;
+  r.activations_bytes = sat_add(model.activation_base_bytes, sat_mul(vocab_size, model.activation_per_vocab_bytes));
+  r.cuda_graphs_bytes = model.cuda_graphs_bytes;
+  r.framework_bytes = tp > 1 ? model.framework_multi_gpu_bytes : model.framework_tp1_bytes;
+  return r;
+}
+
+Budget make_budget(std::uint64_t vram_bytes, std::uint32_t utilization_ppm, std::uint64_t weights_bytes,
+                   std::uint64_t reserved_bytes) noexcept {
+  Budget b;
+  b.vram_bytes = vram_bytes;
+  b.utilization_ppm = utilization_ppm;
+  b.usable_bytes = mul_frac(vram_bytes, utilization_ppm, 1'000'000);
+  b.weights_bytes = weights_bytes;
+  b.reserved_bytes = reserved_bytes;
+  const std::uint64_t needed = sat_add(weights_bytes, reserved_bytes);
+  b.kv_budget_bytes = sat_sub(b.usable_bytes, needed);
+  b.deficit_bytes = sat_sub(needed, b.usable_bytes);
+  return b;
+}
+
+}  // namespace kvplan

@@ -1,0 +1,117 @@
+// The formula engine: one overloaded lambda per layer kind, each with its equation and source.
+#include "kvplan/formula.hpp"
+
+#include <algorithm>
+#include <variant>
+
+#include "kvplan/units.hpp"
+
+namespace kvplan {
+namespace {
+
+template <class... Fs>
+struct overloaded : Fs... {
+  using Fs::operator()...;
+};
+template <class... Fs>
+overloaded(Fs...) -> overloaded<Fs...>;
+
+std::uint64_t full_bytes_per_token(const FullAttention& a, const DType& kv, std::uint32_t tp) noexcept {
+  // vLLM AttentionSpec.real_page_size_bytes / block_size = num_kv_heads * (head_size + head_size_v) * dtype;
+  // quantized formats store each head's row in blocks (ggml row_size, vLLM per-token-head scales).
+  const std::uint64_t heads = kv_heads_per_rank(a.num_key_value_heads, tp);
+  const std::uint64_t k_row = row_bytes(kv, a.head_dim);
+  const std::uint64_t v_row = row_bytes(kv, a.v_head_dim.value_or(a.head_dim));
+  return sat_mul(heads, sat_add(k_row, v_row));
+}
+
+}  // namespace
+
+std::uint32_t kv_heads_per_rank(std::uint32_t num_kv_heads, std::uint32_t tp) noexcept {
+  return std::max<std::uint32_t>(1, num_kv_heads / std::max<std::uint32_t>(tp, 1));
+}
+
+std::uint64_t bytes_per_token(const LayerCacheSpec& layer, const DType& kv, std::uint32_t tp) noexcept {
+  return std::visit(
+      overloaded{
+          [&](const FullAttention& a) { return full_bytes_per_token(a, kv, tp); },
+          [&](const SlidingWindow& s) { return full_bytes_per_token(s.attention, kv, tp); },
+          // vLLM MLAAttentionSpec: block_size * 1 head * (kv_lora_rank + qk_rope_head_dim) * dtype,
+          // K only, the same on every TP rank.
+          [&](const LatentAttention& l) {
+            return row_bytes(kv, std::uint64_t{l.kv_lora_rank} + l.qk_rope_head_dim);
+          },
+          [](const RecurrentState&) { return std::uint64_t{0}; },
+      },
+      layer);
+}
+
+std::uint64_t tokens_held(const LayerCacheSpec& layer, std::uint64_t seq_len) noexcept {
+  return std::visit(overloaded{
+                        [&](const FullAttention&) { return seq_len; },
+                        [&](const SlidingWindow& s) { return std::min(seq_len, s.window_tokens); },
+                        [&](const LatentAttention&) { return seq_len; },
+                        [](const RecurrentState&) { return std::uint64_t{0}; },
+                    },
+                    layer);
+}
+
+std::uint64_t fixed_bytes_per_sequence(const LayerCacheSpec& layer, std::uint32_t tp) noexcept {
+  const auto* state = std::get_if<RecurrentState>(&layer);
+  if (state == nullptr) {
+    return 0;
+  }
+  // vLLM MambaSpec.page_size_bytes = sum(prod(shape) * dtype_size); every state shape is
+  // divided across TP ranks (mamba_utils.py MambaStateShapeCalculator).
+  const std::uint64_t ranks = std::max<std::uint32_t>(tp, 1);
+  return sat_add(sat_mul(state->conv_elements / ranks, state->conv_element_bytes),
+                 sat_mul(state->ssm_elements / ranks, state->ssm_element_bytes));
+}
+
+std::uint64_t layer_bytes_per_sequence(const LayerCacheSpec& layer, const Deployment& d) noexcept {
+  const std::uint64_t block = std::max<std::uint64_t>(d.block_size, 1);
+  const std::uint64_t tokens = round_up(tokens_held(layer, d.seq_len), block);
+  return sat_add(sat_mul(bytes_per_token(layer, d.kv_dtype, d.tensor_parallel), tokens),
+                 fixed_bytes_per_sequence(layer, d.tensor_parallel));
+}
+
+std::uint64_t kv_bytes_per_sequence(const ModelSpec& m, const Deployment& d) noexcept {
+  std::uint64_t total = 0;
+  for (const LayerGroup& g : m.layers) {
+    total = sat_add(total, sat_mul(g.count, layer_bytes_per_sequence(g.spec, d)));
+  }
+  return total;
+}
+
+std::uint64_t kv_cache_bytes_per_gpu(const ModelSpec& m, const Deployment& d) noexcept {
+  return sat_mul(d.batch, kv_bytes_per_sequence(m, d));
+}
+
+std::uint64_t kv_cache_bytes_total(const ModelSpec& m, const Deployment& d) noexcept {
+  return sat_mul(kv_cache_bytes_per_gpu(m, d), std::max<std::uint32_t>(d.tensor_parallel, 1));
+}
+
+std::uint64_t model_kv_bytes_per_token(const ModelSpec& m, const DType& kv) noexcept {
+  std::uint64_t total = 0;
+  for (const LayerGroup& g : m.layers) {
+    total = sat_add(total, sat_mul(g.count, bytes_per_token(g.spec, kv, 1)));
+  }
+  return total;
+}
+
+std::uint64_t model_fixed_bytes_per_sequence(const ModelSpec& m) noexcept {
+  std::uint64_t total = 0;
+  for (const LayerGroup& g : m.layers) {
+    total = sat_add(total, sat_mul(g.count, fixed_bytes_per_sequence(g.spec, 1)));
+  }
+  return total;
+}
+
+std::uint64_t weight_bytes_per_gpu(const ParamCounts& p, const DType& weights, const DType& experts,
+                                   std::uint32_t tp) noexcept {
+  const std::uint64_t dense = tensor_bytes(weights, sat_sub(p.total(), p.experts));
+  const std::uint64_t routed = tensor_bytes(experts, p.experts);
+  return ceil_div(sat_add(dense, routed), std::max<std::uint32_t>(tp, 1));
+}
+
+}  // namespace kvplan
