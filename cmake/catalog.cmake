@@ -9,7 +9,7 @@ set(KVPLAN_MODEL_FILES
   llama-3-70b llama-3-8b
   llama-3.1-405b llama-3.1-70b llama-3.1-8b
   llama-3.2-1b llama-3.2-3b llama-3.3-70b
-  mistral-7b-v0.1 mistral-7b-v0.3 mistral-large-2407 mixtral-8x22b mixtral-8x7b
+  mistral-7b-v0.1 mistral-7b-v0.3 mixtral-8x22b mixtral-8x7b
   phi-3-medium phi-3-mini phi-4
   qwen2.5-0.5b qwen2.5-14b qwen2.5-32b qwen2.5-72b qwen2.5-7b
   qwen3-235b-a22b qwen3-30b-a3b qwen3-32b qwen3-8b qwen3-next-80b-a3b

@@ -13,7 +13,7 @@
 namespace kvplan {
 
 struct Cell {
-  enum class Kind { text, count, bytes, tokens, ratio, percent, flag, none };
+  enum class Kind { text, count, bytes, tokens, number, ratio, percent, flag, none };
   Kind kind = Kind::none;
   std::string text;
   std::uint64_t n = 0;
@@ -23,6 +23,7 @@ struct Cell {
   static Cell count(std::uint64_t v) { return Cell{Kind::count, {}, v, 0}; }
   static Cell bytes(std::uint64_t v) { return Cell{Kind::bytes, {}, v, 0}; }
   static Cell tokens(std::uint64_t v) { return Cell{Kind::tokens, {}, v, 0}; }
+  static Cell number(double v) { return Cell{Kind::number, {}, 0, v}; }    // "0.9"
   static Cell ratio(double v) { return Cell{Kind::ratio, {}, 0, v}; }       // "1.50x"
   static Cell percent(double v) { return Cell{Kind::percent, {}, 0, v}; }   // v in [0, 100]
   static Cell flag(bool v) { return Cell{Kind::flag, {}, v ? 1U : 0U, 0}; }

@@ -335,6 +335,9 @@ struct Reader {
       if (moe && is_moe_layer(f, type, i)) {
         experts += moe->experts * gated_mlp(h, moe->expert_ffn);
         mlp += h * moe->experts;  // router
+        if (type == "deepseek_v3") {
+          mlp += moe->experts;  // the router's e_score_correction_bias
+        }
         if (moe->biases) {
           experts += moe->experts * (2 * Wide{moe->expert_ffn} + h);
           mlp += moe->experts;

@@ -17,14 +17,6 @@ namespace {
 constexpr std::uint64_t kDefaultShapeTokens = 8192;  // the seeds' example: one sequence of 8,192 tokens
 constexpr std::uint64_t kUncapped = std::uint64_t{1} << 40;
 
-std::string ppm_text(std::uint32_t ppm) {
-  std::string s = fmt::format("{:.4f}", static_cast<double>(ppm) / 1e6);
-  while (s.back() == '0' && s[s.size() - 2] != '.') {
-    s.pop_back();
-  }
-  return s;
-}
-
 Section model_section(const PlanInputs& in) {
   const ModelSpec& m = in.model;
   Section s;
@@ -70,7 +62,7 @@ Section budget_section(const PlanInputs& in, const Evaluation& e) {
   s.key = "budget";
   s.title = fmt::format("Memory budget per GPU (tp {})", in.tensor_parallel);
   s.fields.push_back({"vram_bytes", "VRAM", Cell::bytes(b.vram_bytes), in.vram_detail});
-  s.fields.push_back({"utilization", "Usable fraction", Cell::str(ppm_text(b.utilization_ppm)),
+  s.fields.push_back({"utilization", "Usable fraction", Cell::number(static_cast<double>(b.utilization_ppm) / 1e6),
                       "--utilization (vLLM's gpu_memory_utilization default before v0.25)"});
   s.fields.push_back({"usable_bytes", "Usable", Cell::bytes(b.usable_bytes), "VRAM × usable fraction"});
   const std::string experts = in.model.params.experts > 0 && !(in.expert_dtype == in.weight_dtype)

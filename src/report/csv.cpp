@@ -27,6 +27,8 @@ std::string raw(const Cell& c) {
     case Cell::Kind::bytes:
     case Cell::Kind::tokens:
       return std::to_string(c.n);
+    case Cell::Kind::number:
+      return fmt::format("{:g}", c.x);
     case Cell::Kind::ratio:
       return fmt::format("{:.4f}", c.x);
     case Cell::Kind::percent:

@@ -16,6 +16,7 @@ nlohmann::json value(const Cell& c) {
     case Cell::Kind::bytes:
     case Cell::Kind::tokens:
       return c.n;
+    case Cell::Kind::number:
     case Cell::Kind::ratio:
     case Cell::Kind::percent:
       return c.x;

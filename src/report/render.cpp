@@ -35,6 +35,8 @@ std::string human(const Cell& c) {
       return with_commas(c.n);
     case Cell::Kind::bytes:
       return format_bytes(c.n);
+    case Cell::Kind::number:
+      return fmt::format("{:g}", c.x);
     case Cell::Kind::ratio:
       return fmt::format("{:.2f}x", c.x);
     case Cell::Kind::percent:

@@ -1,1 +1,75 @@
+// Every preset loads, matches the independent derivation in ../shared/reference/models.json
+// (its "expect" block), and its computed parameter count matches an exact published count.
 #include <catch2/catch.hpp>
+
+#include "kvplan/catalog.hpp"
+#include "kvplan/dtype.hpp"
+#include "kvplan/error.hpp"
+#include "kvplan/formula.hpp"
+
+using namespace kvplan;
+
+TEST_CASE("every preset loads and matches its source's KV bytes per token", "[catalog]") {
+  const DType& bf16 = *find_dtype(kv_dtypes(), "bf16");
+  REQUIRE(presets().size() >= 42);
+  for (const Preset& p : presets()) {
+    DYNAMIC_SECTION(p.name) {
+      REQUIRE(p.expect_kv_bytes_per_token_bf16.has_value());
+      CHECK(model_kv_bytes_per_token(p.spec, bf16) == *p.expect_kv_bytes_per_token_bf16);
+      CHECK(p.spec.max_position_embeddings > 0);
+      CHECK(!p.config_source.empty());
+    }
+  }
+}
+
+TEST_CASE("computed parameter counts equal exact published counts", "[catalog][weights]") {
+  int checked = 0;
+  for (const Preset& p : presets()) {
+    if (!p.params_exact) {
+      continue;
+    }
+    DYNAMIC_SECTION(p.name) {
+      INFO(p.params_exact_source);
+      CHECK(p.spec.params.total() == *p.params_exact);
+    }
+    ++checked;
+  }
+  CHECK(checked >= 10);
+}
+
+TEST_CASE("names, aliases and Hugging Face ids resolve case-insensitively", "[catalog]") {
+  CHECK(find_preset("llama3-70b").name == "llama-3-70b");
+  CHECK(find_preset("LLAMA-3-70B").name == "llama-3-70b");
+  CHECK(find_preset("meta-llama/Meta-Llama-3-70B-Instruct").name == "llama-3-70b");
+  CHECK(find_preset("meta-llama/Llama-3.1-70B-Instruct").name == "llama-3.1-70b");
+  CHECK(find_preset("llama3.1-8b").name == "llama-3.1-8b");
+  CHECK(find_preset("qwen2.5-72b").name == "qwen2.5-72b");
+  CHECK(find_preset("Qwen/Qwen2.5-7B-Instruct").name == "qwen2.5-7b");
+  CHECK(find_preset("deepseek-v3").name == "deepseek-v3");
+  CHECK(find_preset("google/gemma-3-27b-it").name == "gemma-3-27b");
+  CHECK(find_preset("mistralai/Mistral-7B-Instruct-v0.3").name == "mistral-7b-v0.3");
+  CHECK(find_preset("Qwen/Qwen3-Next-80B-A3B-Instruct").name == "qwen3-next-80b-a3b");
+}
+
+TEST_CASE("an unknown model gets a suggestion", "[catalog][errors]") {
+  CHECK_THROWS_WITH(find_preset("lama-3.1-8b"),
+                    "unknown model 'lama-3.1-8b', did you mean 'llama-3.1-8b'? (see 'kvplan models', or give --config PATH)");
+  CHECK_THROWS_WITH(find_preset("zzzz"), "unknown model 'zzzz' (see 'kvplan models', or give --config PATH)");
+}
+
+TEST_CASE("the catalog's traps are read the way the engines read them", "[catalog]") {
+  // Qwen2.5 ships sliding_window with use_sliding_window = false: inert, every layer full.
+  const ModelSpec& qwen = find_preset("qwen2.5-7b").spec;
+  REQUIRE(qwen.layers.size() == 1);
+  CHECK(std::holds_alternative<FullAttention>(qwen.layers[0].spec));
+  // Gemma-2: alternating, layer 0 sliding (transformers Gemma2Config).
+  const ModelSpec& gemma2 = find_preset("gemma-2-9b").spec;
+  REQUIRE(gemma2.layers.size() == 2);
+  CHECK(std::holds_alternative<SlidingWindow>(gemma2.layers[0].spec));
+  CHECK(gemma2.layers[0].count == 21);
+  // DeepSeek-V3 ships fp8 weights; gpt-oss ships mxfp4 experts.
+  CHECK(find_preset("deepseek-v3").spec.checkpoint_weight_dtype == "fp8");
+  CHECK(find_preset("gpt-oss-120b").spec.expert_weight_dtype == "mxfp4");
+  // Gemma-2-9b's base config says float32; engines load it in bf16.
+  CHECK(gemma2.torch_dtype == "bf16");
+}
