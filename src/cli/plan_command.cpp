@@ -111,7 +111,7 @@ void load_memory(const PlanOptions& o, PlanInputs& in) {
 
 void load_parallelism(const PlanOptions& o, PlanInputs& in) {
   in.tensor_parallel = o.tp.empty() ? in.gpu_count : static_cast<std::uint32_t>(parse_count("--tp", o.tp, 1024));
-  if (in.gpu_count % in.tensor_parallel != 0) {
+  if (!o.gpu.empty() && in.gpu_count % in.tensor_parallel != 0) {
     throw Error(fmt::format("--tp {} does not divide the {} GPUs of --gpu {}", in.tensor_parallel, in.gpu_count, o.gpu));
   }
   if (auto problem = tp_problem(in.model, in.tensor_parallel)) {

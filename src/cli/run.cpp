@@ -21,25 +21,34 @@ Examples:
   kvplan --config ./Qwen3-8B/config.json --gpu L40S --format json
   kvplan models            kvplan models show deepseek-v3            kvplan gpus)";
 
-// CLI11's "not expected: --modle" gets a suggestion from the app's own option names.
-std::string with_suggestion(const CLI::App& app, const std::string& message) {
+// CLI11's "arguments were not expected: x --modle" becomes "unknown option '--modle', did you
+// mean '--model'?", with the suggestion drawn from the app's own option and subcommand names.
+std::string explain_parse_error(const CLI::App& app, const std::string& message) {
   const std::string marker = "not expected: ";
   const std::size_t at = message.find(marker);
   if (at == std::string::npos) {
-    return message;
+    return message + " (see 'kvplan --help')";
   }
-  std::string word = message.substr(at + marker.size());
-  word = word.substr(0, word.find_first_of(" ="));
+  std::vector<std::string> words;
+  std::string rest = message.substr(at + marker.size());
+  for (std::size_t start = 0; start < rest.size();) {
+    const std::size_t end = std::min(rest.find(' ', start), rest.size());
+    words.push_back(rest.substr(start, end - start));
+    start = end + 1;
+  }
   std::vector<std::string> names;
   for (const CLI::Option* o : app.get_options()) {
     for (const std::string& n : o->get_lnames()) {
       names.push_back("--" + n);
     }
   }
-  for (const CLI::App* sub : app.get_subcommands({})) {
-    names.push_back(sub->get_name());
+  for (const std::string& w : words) {
+    if (!w.empty() && w.front() == '-') {
+      const std::string flag = w.substr(0, w.find('='));
+      return fmt::format("unknown option '{}'{} (see 'kvplan --help')", flag, did_you_mean(flag, names));
+    }
   }
-  return message + did_you_mean(word, names);
+  return fmt::format("unexpected argument '{}' (see 'kvplan --help')", words.empty() ? rest : words.back());
 }
 
 }  // namespace
@@ -79,8 +88,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     out << app.version() << '\n';
     return 0;
   } catch (const CLI::ParseError& e) {
-    std::string message = with_suggestion(app, e.what());
-    err << "kvplan: error: " << message << " (see 'kvplan --help')\n";
+    err << "kvplan: error: " << explain_parse_error(app, e.what()) << '\n';
     return 2;
   } catch (const Error& e) {
     err << "kvplan: error: " << e.what() << '\n';

@@ -1,1 +1,88 @@
+// Golden-file tests of the CLI, run in-process through cli::run (fast and sanitizer-covered).
+// tests/golden/cases/<name>/cmd holds one line of arguments (split on spaces; '...' groups),
+// and stdout, stderr and exit hold what must come back (absent stderr/exit: empty / 0).
+// KVPLAN_UPDATE_GOLDEN=1 rewrites the expected files; review the diff before committing.
 #include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "kvplan/cli.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::vector<std::string> split_args(const std::string& line) {
+  std::vector<std::string> args;
+  std::string current;
+  bool quoted = false;
+  bool any = false;
+  for (char c : line) {
+    if (c == '\'') {
+      quoted = !quoted;
+      any = true;
+    } else if ((c == ' ' || c == '\n') && !quoted) {
+      if (any) {
+        args.push_back(current);
+      }
+      current.clear();
+      any = false;
+    } else {
+      current += c;
+      any = true;
+    }
+  }
+  if (any) {
+    args.push_back(current);
+  }
+  return args;
+}
+
+void check_channel(const fs::path& file, const std::string& actual, bool update) {
+  const std::string expected = fs::exists(file) ? slurp(file) : "";
+  if (update && expected != actual) {
+    if (actual.empty()) {
+      fs::remove(file);
+    } else {
+      std::ofstream(file, std::ios::binary) << actual;
+    }
+    return;
+  }
+  INFO("expected " << file.filename().string() << ":\n" << std::string(60, '-') << '\n'
+                   << expected << std::string(60, '-') << "\nactual:\n" << std::string(60, '-') << '\n'
+                   << actual << std::string(60, '-'));
+  CHECK(expected == actual);
+}
+
+}  // namespace
+
+TEST_CASE("golden CLI cases", "[golden]") {
+  const bool update = std::getenv("KVPLAN_UPDATE_GOLDEN") != nullptr;
+  std::vector<fs::path> cases;
+  for (const auto& entry : fs::directory_iterator(KVPLAN_GOLDEN_DIR)) {
+    cases.push_back(entry.path());
+  }
+  std::sort(cases.begin(), cases.end());
+  REQUIRE(cases.size() >= 20);
+  for (const fs::path& dir : cases) {
+    DYNAMIC_SECTION(dir.filename().string()) {
+      const std::vector<std::string> args = split_args(slurp(dir / "cmd"));
+      std::ostringstream out;
+      std::ostringstream err;
+      const int code = kvplan::cli::run(args, out, err);
+      check_channel(dir / "stdout", out.str(), update);
+      check_channel(dir / "stderr", err.str(), update);
+      const std::string exit_text = code == 0 ? "" : std::to_string(code) + "\n";
+      check_channel(dir / "exit", exit_text, update);
+    }
+  }
+}
