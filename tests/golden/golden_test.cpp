@@ -21,7 +21,19 @@ std::string slurp(const fs::path& p) {
   return s.str();
 }
 
-std::vector<std::string> split_args(const std::string& line) {
+// Paths in cmd files are written {configs}/...; outputs show them the same way, so the golden
+// files do not depend on where the repository is checked out.
+const std::string kConfigs = std::string(KVPLAN_GOLDEN_DIR) + "/../configs";
+
+std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+  for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) {
+    s.replace(at, from.size(), to);
+  }
+  return s;
+}
+
+std::vector<std::string> split_args(const std::string& line_text) {
+  const std::string line = replace_all(line_text, "{configs}", kConfigs);
   std::vector<std::string> args;
   std::string current;
   bool quoted = false;
@@ -79,8 +91,8 @@ TEST_CASE("golden CLI cases", "[golden]") {
       std::ostringstream out;
       std::ostringstream err;
       const int code = kvplan::cli::run(args, out, err);
-      check_channel(dir / "stdout", out.str(), update);
-      check_channel(dir / "stderr", err.str(), update);
+      check_channel(dir / "stdout", replace_all(out.str(), kConfigs, "{configs}"), update);
+      check_channel(dir / "stderr", replace_all(err.str(), kConfigs, "{configs}"), update);
       const std::string exit_text = code == 0 ? "" : std::to_string(code) + "\n";
       check_channel(dir / "exit", exit_text, update);
     }
