@@ -1,1 +1,145 @@
+// The docs are part of the product: README's Quick start is what .ci/run runs, every output
+// block in README.md and docs/ is a golden case's real output, and JSON output validates
+// against docs/schema/plan.schema.json (checked by a small validator for the keywords the
+// schema uses; an unknown keyword fails the test rather than being ignored).
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+
+#include "kvplan/cli.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+const fs::path kRoot = KVPLAN_SOURCE_DIR;
+
+void validate(const json& schema, const json& value, const std::string& where) {
+  static const std::vector<std::string> known{"$schema", "$id", "title", "description", "type", "required",
+                                              "properties", "items", "const", "minimum", "maximum"};
+  for (const auto& item : schema.items()) {
+    INFO(where << ": schema keyword " << item.key());
+    REQUIRE(std::find(known.begin(), known.end(), item.key()) != known.end());
+  }
+  INFO(where);
+  if (schema.contains("const")) {
+    CHECK(value == schema["const"]);
+  }
+  if (schema.contains("type")) {
+    const std::string type = schema["type"];
+    if (type == "object") {
+      REQUIRE(value.is_object());
+    } else if (type == "array") {
+      REQUIRE(value.is_array());
+    } else if (type == "integer") {
+      REQUIRE(value.is_number_integer());
+    } else if (type == "number") {
+      REQUIRE(value.is_number());
+    } else if (type == "string") {
+      REQUIRE(value.is_string());
+    } else if (type == "boolean") {
+      REQUIRE(value.is_boolean());
+    }
+  }
+  if (schema.contains("minimum")) {
+    CHECK(value.get<double>() >= schema["minimum"].get<double>());
+  }
+  if (schema.contains("maximum")) {
+    CHECK(value.get<double>() <= schema["maximum"].get<double>());
+  }
+  for (const auto& key : schema.value("required", json::array())) {
+    CHECK(value.contains(key.get<std::string>()));
+  }
+  if (schema.contains("properties")) {
+    for (const auto& item : schema["properties"].items()) {
+      if (value.contains(item.key())) {
+        validate(item.value(), value[item.key()], where + "/" + item.key());
+      }
+    }
+  }
+  if (schema.contains("items")) {
+    for (std::size_t i = 0; i < value.size(); ++i) {
+      validate(schema["items"], value[i], where + "/" + std::to_string(i));
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("README's Quick start has exactly two commands and .ci/run runs the second", "[docs]") {
+  const std::string readme = slurp(kRoot / "README.md");
+  const std::size_t start = readme.find("## Quick start");
+  REQUIRE(start != std::string::npos);
+  const std::size_t open = readme.find("```sh\n", start);
+  const std::size_t close = readme.find("```", open + 6);
+  REQUIRE(open != std::string::npos);
+  std::vector<std::string> commands;
+  std::istringstream lines(readme.substr(open + 6, close - open - 6));
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.empty() && line.front() != '#') {
+      commands.push_back(line);
+    }
+  }
+  REQUIRE(commands.size() == 2);
+  CHECK(commands[0].find("kvplan --model llama3-70b --vram 80GB") != std::string::npos);
+  const std::string ci = slurp(kRoot / ".ci/run");
+  CHECK(ci.find(commands[1]) != std::string::npos);
+}
+
+TEST_CASE("every output block in README and docs is a golden case's output", "[docs]") {
+  const std::regex block(R"(<!-- golden: ([a-z0-9.-]+) -->\n```text\n([\s\S]*?)```)");
+  std::vector<fs::path> files{kRoot / "README.md"};
+  for (const auto& entry : fs::directory_iterator(kRoot / "docs")) {
+    if (entry.path().extension() == ".md") {
+      files.push_back(entry.path());
+    }
+  }
+  int blocks = 0;
+  for (const fs::path& file : files) {
+    const std::string text = slurp(file);
+    // Any ```text block must carry a golden marker.
+    std::size_t text_blocks = 0;
+    for (std::size_t at = text.find("```text\n"); at != std::string::npos; at = text.find("```text\n", at + 1)) {
+      ++text_blocks;
+    }
+    std::size_t marked = 0;
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), block); it != std::sregex_iterator(); ++it) {
+      const fs::path golden = fs::path(KVPLAN_GOLDEN_DIR) / (*it)[1].str() / "stdout";
+      INFO(file.filename().string() << " shows golden case " << (*it)[1].str());
+      REQUIRE(fs::exists(golden));
+      CHECK((*it)[2].str() == slurp(golden));
+      ++marked;
+      ++blocks;
+    }
+    INFO(file.filename().string() << " has a ```text block without a golden marker");
+    CHECK(marked == text_blocks);
+  }
+  CHECK(blocks >= 2);
+}
+
+TEST_CASE("JSON plans validate against docs/schema/plan.schema.json", "[docs][json]") {
+  const json schema = json::parse(slurp(kRoot / "docs/schema/plan.schema.json"));
+  const std::vector<std::vector<std::string>> runs{
+      {"--model", "llama3-70b", "--vram", "80GB", "--format", "json"},
+      {"--model", "llama-3.1-8b", "--gpu", "H100", "--seq-len", "32k", "--batch", "8", "--format", "json"},
+      {"--model", "qwen3-next-80b-a3b", "--gpu", "H100x2", "--format", "json"},
+      {"--model", "deepseek-v3", "--gpu", "H200x8", "--seq-len", "128k", "--batch", "4", "--format", "json"},
+  };
+  for (const auto& args : runs) {
+    std::ostringstream out;
+    std::ostringstream err;
+    kvplan::cli::run(args, out, err);
+    validate(schema, json::parse(out.str()), args[1]);
+  }
+}
