@@ -105,6 +105,24 @@ const nlohmann::json* JsonFields::object(std::string_view key) const {
   return &*it;
 }
 
+namespace {
+
+// "[json.exception.parse_error.101] parse error at line 1, column 5: syntax error ..." ->
+// "syntax error ..."; "[json.exception.out_of_range.406] number overflow ..." -> "number overflow ...".
+std::string without_prefix(std::string_view what) {
+  if (const std::size_t bracket = what.find("] "); bracket != std::string_view::npos) {
+    what.remove_prefix(bracket + 2);
+  }
+  if (what.rfind("parse error", 0) == 0) {
+    if (const std::size_t colon = what.find(": "); colon != std::string_view::npos) {
+      what.remove_prefix(colon + 2);
+    }
+  }
+  return std::string(what);
+}
+
+}  // namespace
+
 nlohmann::json parse_json_text(std::string_view text, std::string_view origin) {
   constexpr std::size_t kMaxBytes = 16 * 1024 * 1024;
   if (text.size() > kMaxBytes) {
@@ -113,8 +131,9 @@ nlohmann::json parse_json_text(std::string_view text, std::string_view origin) {
   try {
     return nlohmann::json::parse(text.begin(), text.end());
   } catch (const nlohmann::json::parse_error& e) {
-    throw Error(fmt::format("{}: not valid JSON (byte {}): {}", origin, e.byte,
-                            std::string_view(e.what()).substr(std::string_view(e.what()).find(':') + 2)));
+    throw Error(fmt::format("{}: not valid JSON (byte {}): {}", origin, e.byte, without_prefix(e.what())));
+  } catch (const nlohmann::json::exception& e) {  // e.g. out_of_range.406: number overflow
+    throw Error(fmt::format("{}: not valid JSON: {}", origin, without_prefix(e.what())));
   }
 }
 

@@ -120,8 +120,10 @@ Section frontier_section(const PlanInputs& in, const Evaluation& e) {
   if (e.longest_at_batch_1) {
     detail = "the most memory allows";
     if (*e.longest_at_batch_1 == in.max_model_len && uncapped && *uncapped > in.max_model_len) {
-      detail = fmt::format("capped at the model's maximum context; memory alone would allow {}",
-                           uncapped.value() >= kUncapped ? std::string("more than 2^40") : with_commas(*uncapped));
+      detail = *uncapped >= kUncapped
+                   ? std::string("capped at the model's maximum context; no layer's cache grows without bound")
+                   : fmt::format("capped at the model's maximum context; memory alone would allow {}",
+                                 with_commas(*uncapped));
     }
   }
   s.fields.push_back({"max_seq_len_at_batch_1", "Longest context at batch 1",

@@ -40,11 +40,11 @@ Table attention_table(const PlanInputs& in, const Evaluation& e) {
     variants.push_back({"dense equivalent (every layer full attention)", dense_equivalent(m)});
   }
   if (mla || kv != m.num_attention_heads) {
-    variants.push_back({fmt::format("MHA ({} KV heads{})", m.num_attention_heads, mla ? ", dense-equivalent of MLA" : ""),
-                        with_kv_heads(special && !mla ? dense_equivalent(m) : m, m.num_attention_heads)});
+    variants.push_back({fmt::format("MHA ({} KV heads{})", m.num_attention_heads, mla ? ", MLA written out" : ""),
+                        with_kv_heads(m, m.num_attention_heads)});
   }
   if (mla || kv != 1) {
-    variants.push_back({"MQA (1 KV head)", with_kv_heads(special && !mla ? dense_equivalent(m) : m, 1)});
+    variants.push_back({"MQA (1 KV head)", with_kv_heads(m, 1)});
   }
   Table t;
   t.key = "attention";
@@ -164,10 +164,10 @@ Section explain_section(const PlanInputs& in, const Evaluation& e) {
     }
     const std::uint64_t held = tokens_held(g.spec, d.seq_len);
     const std::uint64_t rounded = round_up(held, d.block_size);
-    note(fmt::format("   {} B per token per layer ({}); holds {} of {} tokens, rounded up to blocks of {}: {} tokens",
+    s.notes.push_back(fmt::format("   {} B per token per layer ({}); holds {} of {} tokens, rounded up to blocks of {}: {} tokens",
                      with_commas(per_token), per_token_formula(g.spec, 1, d.kv_dtype), with_commas(held),
                      with_commas(d.seq_len), d.block_size, with_commas(rounded)));
-    note(fmt::format("   {} layers × {} B × {} tokens = {} per sequence", g.count, with_commas(per_token),
+    s.notes.push_back(fmt::format("   {} layers × {} B × {} tokens = {} per sequence", g.count, with_commas(per_token),
                      with_commas(rounded), format_bytes(sat_mul(g.count, sat_mul(per_token, rounded)))));
   }
   note(fmt::format("One sequence: {} ({} B) per GPU", format_bytes(e.kv_per_sequence), with_commas(e.kv_per_sequence)));
