@@ -351,8 +351,10 @@ struct Reader {
         }
         mlp += gated_mlp(h, dense_ffn);
       }
-      // Falcon-7B: one LayerNorm (weight + bias) per layer shared by the parallel branches.
-      norms += type == "falcon" ? 2 * h : rule.norms_per_layer * h;
+      // Falcon: LayerNorms carry weight and bias; Falcon-7B has one per layer shared by the parallel
+      // branches, the new decoder architecture (Falcon-40B) has ln_attn and ln_mlp.
+      const bool new_decoder = f.boolean("new_decoder_architecture").value_or(false);
+      norms += type == "falcon" ? (new_decoder ? 4 : 2) * h : rule.norms_per_layer * h;
     }
     norms += type == "falcon" ? 2 * h : h;  // final norm
     const Wide total = embedding + lm_head + attention + mlp + experts + norms;

@@ -16,7 +16,7 @@ namespace kvplan {
 namespace {
 
 constexpr std::array kGpus{
-    GpuSpec{"H100-SXM", "h100 h100-80gb h100-sxm5 h800", 85'029'158'912, "80 GB", 3350,
+    GpuSpec{"H100-SXM", "h100 h100-80gb h100-sxm5", 85'029'158'912, "80 GB", 3350,
             "torch total_memory 81090 MiB; vLLM 0.19 logs 79.19 GiB (calibration); aiconfigurator h800_sxm.yaml"},
     GpuSpec{"H100-PCIe", "h100-pcie-80gb", 85'029'158'912, "80 GB", 2000,
             "assumed equal to H100-SXM's CUDA total (same 80 GB part); bandwidth aiconfigurator h100_pcie.yaml"},
@@ -40,7 +40,7 @@ constexpr std::array kGpus{
     GpuSpec{"A10G", "a10", 24'146'608'128, "24 GB", 600,
             "NVML total 23028 MiB (mayooot/detect-gpu#3, NVIDIA/DCGM#232); over-states CUDA's total"},
     GpuSpec{"T4", "", 15'843'721'216, "16 GB", 320, "deviceQuery (15843721216 bytes)"},
-    GpuSpec{"V100-32GB", "v100", 34'057'748'480, "32 GB", 900, "nvidia-smi 32480 MiB (V100-PCIE); over-states CUDA's total"},
+    GpuSpec{"V100-32GB", "v100-pcie-32gb", 34'057'748'480, "32 GB", 900, "nvidia-smi 32480 MiB (V100-PCIE); over-states CUDA's total"},
     GpuSpec{"RTX-4090", "4090 rtx4090", 25'386'352'640, "24 GB", 1008,
             "deviceQuery, CUDA 12.4 (thamada/nvidia-smi RTX4090_deviceQuery.py)"},
     GpuSpec{"RTX-3090", "3090 rtx3090", 25'327'697'920, "24 GB", 936,
@@ -49,7 +49,7 @@ constexpr std::array kGpus{
             "nvidia-smi 32607 MiB (aiconfigurator rtx_5090.yaml); over-states CUDA's total"},
     GpuSpec{"RTX-6000-Ada", "rtx6000ada", 51'002'867'712, "48 GB", 960,
             "deviceQuery, CUDA 12.4 (thamada/nvidia-smi RTX6000Ada_x8_deviceQuery.py)"},
-    GpuSpec{"RTX-PRO-6000", "rtx-pro-6000-blackwell rtxpro6000", 102'641'958'912, "96 GB", 1792,
+    GpuSpec{"RTX-PRO-6000", "rtx-pro-6000-server", 102'641'958'912, "96 GB", 1792,
             "nvidia-smi 97887 MiB, Server Edition (aiconfigurator rtx_pro_6000_server.yaml)"},
     GpuSpec{"MI300X", "mi300", 205'822'885'888, "192 GB", 5300, "rocm-smi VRAM Total Memory (B); other systems show 206141652992"},
     GpuSpec{"MI250X", "mi250", 68'702'699'520, "64 GB per GCD", 1600,
@@ -89,6 +89,11 @@ GpuChoice parse_gpu(std::string_view text) {
       const std::size_t sp = rest.find(' ');
       keys.push_back(squash(rest.substr(0, sp)));
       rest = sp == std::string_view::npos ? std::string_view{} : rest.substr(sp + 1);
+    }
+    for (std::string_view a = g.aliases; !a.empty();) {
+      const std::size_t sp = a.find(' ');
+      names.emplace_back(a.substr(0, sp));
+      a = sp == std::string_view::npos ? std::string_view{} : a.substr(sp + 1);
     }
     for (const std::string& k : keys) {
       if (k == key) {

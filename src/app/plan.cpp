@@ -80,7 +80,7 @@ Section budget_section(const PlanInputs& in, const Evaluation& e) {
                         fmt::format("0.435 GiB + 13,300 B × vocab {} (fit to vLLM 0.19 profiling peaks)",
                                     with_commas(in.model.vocab_size))});
     s.fields.push_back({"cuda_graphs_bytes", "    CUDA graphs", Cell::bytes(e.reserve.cuda_graphs_bytes),
-                        "median of vLLM 0.19 CUDA-graph estimates (0.65-1.79 GiB)"});
+                        "median of 16 vLLM 0.19 CUDA-graph estimates, 0.935 GiB (range 0.65-1.79)"});
     s.fields.push_back({"framework_bytes", "    framework", Cell::bytes(e.reserve.framework_bytes),
                         in.tensor_parallel > 1 ? "CUDA context + NCCL buffers (vLLM 0.19 non-torch at tp 2)"
                                                : "CUDA context, cuBLAS (vLLM 0.19 non-torch at tp 1)"});

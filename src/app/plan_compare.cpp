@@ -228,7 +228,9 @@ std::vector<std::string> advice(const PlanInputs& in, const Evaluation& e) {
     PlanInputs alt = in;
     alt.tensor_parallel = tp;
     if (auto d = describe(alt)) {
-      fixes.push_back(fmt::format("--tp {} ({} GPUs): {}", tp, tp, *d));
+      const std::string knob = in.gpu != nullptr ? fmt::format("--gpu {}x{}", in.gpu->name, tp * (in.gpu_count / in.tensor_parallel))
+                                                 : fmt::format("--tp {}", tp);
+      fixes.push_back(fmt::format("{} (tensor parallel {}): {}", knob, tp, *d));
       break;
     }
   }

@@ -70,8 +70,8 @@ Document show_document(const Preset& p) {
       {"max_position_embeddings", "Max context", Cell::tokens(p.spec.max_position_embeddings), ""},
       {"parameters", "Parameters (computed)", Cell::count(p.spec.params.total()),
        p.params_official.empty() ? "" : fmt::format("official: {} ({})", p.params_official, p.params_source)},
-      {"config_source", "Config source", Cell::str(p.config_source), ""},
   };
+  s.notes.push_back("Config source: " + p.config_source);
   s.notes.push_back("config.json fields as used:");
   std::string line;
   for (char c : p.config_json) {

@@ -176,7 +176,7 @@ void setup_plan(CLI::App& app, PlanOptions& o) {
                                            "q8_0, q4_0, ... (default auto)");
   app.add_option("--weight-dtype", o.weight_dtype,
                  "Weight format: auto (the checkpoint's), bf16, fp16, fp8, int8, int4, mxfp4 (default auto)");
-  app.add_option("--seq-len,-s", o.seq_len, "Tokens per sequence for the shape and comparisons (default 8192)");
+  app.add_option("--seq-len,-s", o.seq_len, "Tokens per sequence for the shape and comparisons (default 8192, or the model's maximum if shorter)");
   app.add_option("--batch,-b", o.batch, "Concurrent sequences; with --seq-len, answers 'does this fit?'");
   app.add_option("--block-size", o.block_size, "Paged-allocation block in tokens (default 16, vLLM's); 1 = exact");
   app.add_option("--max-model-len", o.max_model_len,
@@ -185,7 +185,7 @@ void setup_plan(CLI::App& app, PlanOptions& o) {
   app.add_flag("--explain", o.explain, "Show every step of the arithmetic");
 }
 
-int run_plan(const PlanOptions& o, std::ostream& out, std::ostream& /*err*/) {
+int run_plan(const PlanOptions& o, std::ostream& out, std::ostream& err) {
   const Format format = parse_format(o.format);
   PlanInputs in;
   in.version = version();
@@ -203,6 +203,11 @@ int run_plan(const PlanOptions& o, std::ostream& out, std::ostream& /*err*/) {
   in.explain = o.explain;
   const PlanOutcome plan = build_plan(in);
   render(plan.doc, format, out);
+  if (format == Format::csv || format == Format::json) {
+    for (const std::string& line : plan.doc.advice) {  // machine formats keep stdout parseable
+      err << line << '\n';
+    }
+  }
   return plan.exit_code;
 }
 
