@@ -41,8 +41,7 @@ std::size_t sweep() {
         in.vram_bytes = 85'029'158'912;
         in.tensor_parallel = tp;
         in.kv_dtype = *find_dtype(kv_dtypes(), dtype);
-        in.weight_dtype = *find_dtype(weight_dtypes(), "bf16");
-        in.expert_dtype = in.weight_dtype;
+        in.weights = weight_format(p.spec, "bf16");
         in.max_model_len = p.spec.max_position_embeddings;
         const Evaluation e = evaluate(in);
         const auto f = frontier(in.model, e.shape, e.budget.kv_budget_bytes,

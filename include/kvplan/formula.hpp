@@ -52,8 +52,16 @@ std::uint64_t model_kv_bytes_per_token(const ModelSpec& m, const DType& kv) noex
 /// Bytes per sequence that do not depend on its length (recurrent state), whole model, tp 1.
 std::uint64_t model_fixed_bytes_per_sequence(const ModelSpec& m) noexcept;
 
-/// Weight bytes on one GPU: ceil(params * bytes per weight) / tp, experts in their own format.
-std::uint64_t weight_bytes_per_gpu(const ParamCounts& p, const DType& weights, const DType& experts,
-                                   std::uint32_t tp) noexcept;
+/// How the weights are stored. Quantized checkpoints quantize the linear layers; embeddings,
+/// lm_head and norms stay in the 16-bit dtype (the layout of FP8, GPTQ/AWQ and MXFP4 checkpoints,
+/// whose quantization configs leave lm_head and embeddings out). MoE experts may differ (gpt-oss).
+struct WeightFormat {
+  DType embeddings;  // embeddings, lm_head, norms
+  DType linear;      // attention and dense MLP projections
+  DType experts;     // routed MoE experts
+};
+
+/// Weight bytes on one GPU: ceil(sum of params * bytes per weight / tp).
+std::uint64_t weight_bytes_per_gpu(const ParamCounts& p, const WeightFormat& w, std::uint32_t tp) noexcept;
 
 }  // namespace kvplan

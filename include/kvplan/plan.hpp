@@ -5,7 +5,9 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 
 #include "kvplan/budget.hpp"
 #include "kvplan/dtype.hpp"
@@ -31,8 +33,7 @@ struct PlanInputs {
   std::optional<std::uint64_t> reserve_bytes;  // --reserve overrides the estimate
   std::uint32_t tensor_parallel = 1;
   DType kv_dtype;
-  DType weight_dtype;
-  DType expert_dtype;
+  WeightFormat weights;
   std::optional<std::uint64_t> seq_len;
   std::optional<std::uint64_t> batch;
   std::uint64_t block_size = 16;
@@ -64,6 +65,14 @@ PlanOutcome build_plan(const PlanInputs& in);
 }  // namespace kvplan
 
 namespace kvplan {
+
+/// `name` looked up in `table`; throws kvplan::Error naming `option`, with "did you mean".
+DType require_dtype(std::span<const DType> table, std::string_view option, std::string_view name);
+
+/// The weight layout for `--weight-dtype name` ("auto": the checkpoint's own). Quantized formats
+/// apply to linear layers and experts; embeddings and norms keep the model's 16-bit dtype.
+/// Throws kvplan::Error for an unknown name or an unmodelled checkpoint quantization.
+WeightFormat weight_format(const ModelSpec& m, std::string_view name);
 
 /// Why `tp` cannot split this model, in vLLM's words, or nullopt when it can: tp must divide
 /// num_attention_heads, and the KV heads must divide tp or be divisible by it.

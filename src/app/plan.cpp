@@ -65,12 +65,16 @@ Section budget_section(const PlanInputs& in, const Evaluation& e) {
   s.fields.push_back({"utilization", "Usable fraction", Cell::number(static_cast<double>(b.utilization_ppm) / 1e6),
                       "--utilization (vLLM's gpu_memory_utilization default before v0.25)"});
   s.fields.push_back({"usable_bytes", "Usable", Cell::bytes(b.usable_bytes), "VRAM × usable fraction"});
-  const std::string experts = in.model.params.experts > 0 && !(in.expert_dtype == in.weight_dtype)
-                                  ? fmt::format(", experts in {}", in.expert_dtype.name)
-                                  : "";
+  std::string formats(in.weights.linear.name);
+  if (in.model.params.experts > 0 && !(in.weights.experts == in.weights.linear)) {
+    formats += fmt::format(", experts in {}", in.weights.experts.name);
+  }
+  if (!(in.weights.embeddings == in.weights.linear)) {
+    formats += fmt::format(", embeddings and norms in {}", in.weights.embeddings.name);
+  }
   s.fields.push_back({"weights_bytes", "− Weights", Cell::bytes(b.weights_bytes),
-                      fmt::format("{:.2f}B params × {}{} / tp {}", static_cast<double>(in.model.params.total()) / 1e9, in.weight_dtype.name,
-                                  experts, in.tensor_parallel)});
+                      fmt::format("{:.2f}B params in {} / tp {}", static_cast<double>(in.model.params.total()) / 1e9, formats,
+                                  in.tensor_parallel)});
   if (in.reserve_bytes) {
     s.fields.push_back({"reserved_bytes", "− Runtime reserve", Cell::bytes(b.reserved_bytes), "--reserve"});
   } else {
@@ -155,7 +159,7 @@ Evaluation evaluate(const PlanInputs& in) {
   e.reserve = estimate_reserve(in.model.vocab_size, in.tensor_parallel);
   const std::uint64_t reserved = in.reserve_bytes.value_or(e.reserve.total());
   const std::uint64_t weights =
-      weight_bytes_per_gpu(in.model.params, in.weight_dtype, in.expert_dtype, in.tensor_parallel);
+      weight_bytes_per_gpu(in.model.params, in.weights, in.tensor_parallel);
   e.budget = make_budget(in.vram_bytes, in.utilization_ppm, weights, reserved);
   e.shape.batch = in.batch.value_or(1);
   e.shape.seq_len = in.seq_len.value_or(std::min(kDefaultShapeTokens, in.max_model_len));
@@ -176,7 +180,7 @@ PlanOutcome build_plan(const PlanInputs& in) {
   PlanOutcome out;
   Document& doc = out.doc;
   doc.title = fmt::format("kvplan {} · {} on {} · tp {} · KV {} · weights {} · paged, block {}", in.version,
-                          in.model.name, in.vram_label, in.tensor_parallel, in.kv_dtype.name, in.weight_dtype.name,
+                          in.model.name, in.vram_label, in.tensor_parallel, in.kv_dtype.name, in.weights.linear.name,
                           in.block_size);
   doc.sections.push_back(model_section(in));
   doc.sections.push_back(budget_section(in, e));

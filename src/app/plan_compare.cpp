@@ -236,14 +236,11 @@ std::vector<std::string> advice(const PlanInputs& in, const Evaluation& e) {
   }
   for (const char* w : {"fp8", "int4"}) {
     const DType& dt = *find_dtype(weight_dtypes(), w);
-    if (dt.block_bytes * in.weight_dtype.block_elems >= in.weight_dtype.block_bytes * dt.block_elems) {
+    if (dt.block_bytes * in.weights.linear.block_elems >= in.weights.linear.block_bytes * dt.block_elems) {
       continue;  // not smaller than what is loaded now
     }
     PlanInputs alt = in;
-    alt.weight_dtype = dt;
-    if (in.expert_dtype == in.weight_dtype) {
-      alt.expert_dtype = dt;
-    }
+    alt.weights = weight_format(in.model, dt.name);
     if (auto d = describe(alt)) {
       fixes.push_back(fmt::format("--weight-dtype {} (a checkpoint quantized to {}): {}", w, w, *d));
       break;

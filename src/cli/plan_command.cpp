@@ -15,26 +15,6 @@
 namespace kvplan::cli {
 namespace {
 
-std::vector<std::string> dtype_names(std::span<const DType> table) {
-  std::vector<std::string> out;
-  for (const DType& t : table) {
-    out.emplace_back(t.name);
-  }
-  return out;
-}
-
-DType pick_dtype(std::span<const DType> table, const std::string& option, const std::string& name) {
-  if (const DType* t = find_dtype(table, name)) {
-    return *t;
-  }
-  const std::vector<std::string> names = dtype_names(table);
-  std::string list;
-  for (const std::string& n : names) {
-    list += (list.empty() ? "" : ", ") + n;
-  }
-  throw Error(fmt::format("{}: unknown dtype '{}'{} (one of: {})", option, name, did_you_mean(name, names), list));
-}
-
 std::string read_config_file(const std::string& path_text) {
   namespace fs = std::filesystem;
   fs::path path(path_text);
@@ -120,21 +100,8 @@ void load_parallelism(const PlanOptions& o, PlanInputs& in) {
 }
 
 void load_dtypes(const PlanOptions& o, PlanInputs& in) {
-  const std::string kv = o.kv_dtype == "auto" ? in.model.torch_dtype : o.kv_dtype;
-  in.kv_dtype = pick_dtype(kv_dtypes(), "--kv-dtype", kv);
-  std::string weights = in.model.torch_dtype;
-  std::string experts = in.model.expert_weight_dtype.empty() ? weights : in.model.expert_weight_dtype;
-  if (o.weight_dtype != "auto") {
-    weights = experts = o.weight_dtype;
-  } else if (in.model.checkpoint_weight_dtype.rfind("unknown:", 0) == 0) {
-    throw Error(fmt::format("the checkpoint's quantization '{}' is not modelled; say how its weights are stored with "
-                            "--weight-dtype (bf16, fp8, int8, int4, ...)",
-                            in.model.checkpoint_weight_dtype.substr(8)));
-  } else if (!in.model.checkpoint_weight_dtype.empty()) {
-    weights = experts = in.model.checkpoint_weight_dtype;
-  }
-  in.weight_dtype = pick_dtype(weight_dtypes(), "--weight-dtype", weights);
-  in.expert_dtype = pick_dtype(weight_dtypes(), "--weight-dtype", experts);
+  in.kv_dtype = require_dtype(kv_dtypes(), "--kv-dtype", o.kv_dtype == "auto" ? in.model.torch_dtype : o.kv_dtype);
+  in.weights = weight_format(in.model, o.weight_dtype);
 }
 
 void load_shape(const PlanOptions& o, PlanInputs& in) {
