@@ -56,7 +56,7 @@ std::uint64_t model_fixed_bytes_per_sequence(const ModelSpec& m) noexcept;
 /// lm_head and norms stay in the 16-bit dtype (the layout of FP8, GPTQ/AWQ and MXFP4 checkpoints,
 /// whose quantization configs leave lm_head and embeddings out). MoE experts may differ (gpt-oss).
 struct WeightFormat {
-  DType embeddings;  // embeddings, lm_head, norms
+  DType embeddings;  // embeddings, lm_head, norms, vision tower
   DType linear;      // attention and dense MLP projections
   DType experts;     // routed MoE experts
 };

@@ -62,6 +62,7 @@ struct ParamCounts {
   std::uint64_t mlp = 0;         // dense MLPs, shared experts and routers
   std::uint64_t experts = 0;     // routed MoE experts, all resident
   std::uint64_t norms = 0;       // norms and other small tensors
+  std::uint64_t vision = 0;      // a multimodal checkpoint's vision tower and projector
   std::uint64_t total() const noexcept;
 };
 

@@ -11,6 +11,7 @@
 
 #include "kvplan/budget.hpp"
 #include "kvplan/dtype.hpp"
+#include "kvplan/engine.hpp"
 #include "kvplan/formula.hpp"
 #include "kvplan/gpus.hpp"
 #include "kvplan/model.hpp"
@@ -40,6 +41,9 @@ struct PlanInputs {
   std::uint64_t max_model_len = 0;         // --max-model-len, or max_position_embeddings
   bool explain = false;
   std::string version;
+  EngineChoice engine;                     // profile == nullptr: the engine-neutral plan ("raw")
+  EngineSettings engine_settings;
+  bool max_model_len_given = false;
 };
 
 /// The numbers a plan rests on, for one set of inputs.
@@ -51,6 +55,7 @@ struct Evaluation {
   std::uint64_t max_batch = 0;             // per GPU (one replica)
   std::optional<std::uint64_t> longest_at_batch_1;
   bool fits = false;                       // the shape (batch, seq_len) fits
+  std::optional<EnginePrediction> engine;  // what --engine predicts; its KV budget replaces the estimate
 };
 
 Evaluation evaluate(const PlanInputs& in);

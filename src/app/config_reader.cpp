@@ -367,6 +367,34 @@ struct Reader {
   }
 };
 
+// A SigLIP vision tower (transformers SiglipVisionModel, no pooling head) and Gemma 3's projector:
+// patch conv + position table + layers of attention (4 square projections with biases), MLP
+// (two projections with biases) and two LayerNorms, then a post LayerNorm; the projector maps
+// vision hidden to text hidden (mm_input_projection) after an RMSNorm (mm_soft_emb_norm).
+std::uint64_t vision_params(const JsonFields& top, std::uint64_t text_hidden) {
+  const nlohmann::json* v = top.object("vision_config");
+  if (v == nullptr) {
+    return 0;
+  }
+  const JsonFields vf(*v, top.origin(), "/vision_config");
+  const std::string type = vf.string("model_type").value_or("");
+  if (type != "siglip_vision_model") {
+    vf.fail("model_type", fmt::format("kvplan cannot count the parameters of vision tower '{}'", type));
+  }
+  if (vf.boolean("vision_use_head").value_or(true)) {
+    vf.fail("vision_use_head", "a SigLIP pooling head is not modelled");
+  }
+  const std::uint64_t h = vf.require_uint("hidden_size", 1, kMaxDim);
+  const std::uint64_t ffn = vf.require_uint("intermediate_size", 1, kMaxDim);
+  const std::uint64_t layers = vf.require_uint("num_hidden_layers", 1, kMaxLayers);
+  const std::uint64_t patch = vf.require_uint("patch_size", 1, 1024);
+  const std::uint64_t image = vf.require_uint("image_size", patch, 1 << 16);
+  const std::uint64_t channels = vf.uint("num_channels", 1, 16).value_or(3);
+  const std::uint64_t positions = (image / patch) * (image / patch);
+  const std::uint64_t per_layer = 4 * (h * h + h) + (h * ffn + ffn) + (ffn * h + h) + 2 * 2 * h;
+  return channels * patch * patch * h + h + positions * h + layers * per_layer + 2 * h + h * text_hidden + h;
+}
+
 std::string weight_dtype_name(const JsonFields& f, const JsonFields& top) {
   const std::string t = f.string("torch_dtype").value_or(top.string("torch_dtype").value_or(
       f.string("dtype").value_or(top.string("dtype").value_or("bfloat16"))));
@@ -437,6 +465,7 @@ ModelSpec read_hf_config(const json& config, std::string_view name, std::string_
     }
   }
   m.params = r.count_params(kinds);
+  m.params.vision = nested ? vision_params(top, r.g.hidden) : 0;
   m.torch_dtype = weight_dtype_name(f, top);
   if (const json* q = top.object("quantization_config")) {
     const JsonFields qf(*q, std::string(origin), "/quantization_config");

@@ -24,6 +24,7 @@ class JsonFields {
   const nlohmann::json* array(std::string_view key) const;
   const nlohmann::json* object(std::string_view key) const;
   const nlohmann::json& json() const { return m_object; }
+  const std::string& origin() const { return m_origin; }
 
   std::string where(std::string_view key) const;  // "origin: /pointer/key"
   [[noreturn]] void fail(std::string_view key, std::string_view message) const;

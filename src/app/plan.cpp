@@ -2,6 +2,7 @@
 // when nothing fits, say which knob would make it fit. Comparison tables: plan_compare.cpp.
 #include "kvplan/plan.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 #include "kvplan/catalog.hpp"
@@ -56,7 +57,53 @@ Section model_section(const PlanInputs& in) {
   return s;
 }
 
+Section engine_budget_section(const PlanInputs& in, const Evaluation& e) {
+  const Budget& b = e.budget;
+  Section s;
+  s.key = "budget";
+  s.title = fmt::format("Memory budget per GPU, as {} {} sizes it (tp {})", in.engine.profile->display,
+                        in.engine.version_text, in.tensor_parallel);
+  s.fields = e.engine->budget;
+  // The schema's common keys, JSON only (an empty label keeps them out of human output).
+  for (Field f : std::vector<Field>{{"vram_bytes", "", Cell::bytes(b.vram_bytes), ""},
+                                    {"utilization", "", Cell::number(static_cast<double>(b.utilization_ppm) / 1e6), ""},
+                                    {"usable_bytes", "", Cell::bytes(b.usable_bytes), ""},
+                                    {"weights_bytes", "", Cell::bytes(b.weights_bytes), ""},
+                                    {"reserved_bytes", "", Cell::bytes(b.reserved_bytes), ""},
+                                    {"kv_budget_bytes", "", Cell::bytes(b.kv_budget_bytes), ""}}) {
+    const bool present = std::any_of(s.fields.begin(), s.fields.end(), [&](const Field& g) { return g.key == f.key; });
+    if (!present) {
+      s.fields.push_back(std::move(f));
+    }
+  }
+  return s;
+}
+
+Section engine_section(const PlanInputs& in, const Evaluation& e) {
+  Section s;
+  s.key = "engine";
+  s.title = fmt::format("{} {}{}: what it will allocate and log", in.engine.profile->display, in.engine.version_text,
+                        in.engine.default_version ? " (kvplan's default version)" : "");
+  s.fields.push_back({"name", "Engine", Cell::str(std::string(in.engine.profile->name)), ""});
+  s.fields.push_back({"version", "Version", Cell::str(in.engine.version_text),
+                      in.engine.default_version ? "default; pick another with --engine NAME@VERSION" : ""});
+  for (const Field& f : e.engine->fields) {
+    s.fields.push_back(f);
+  }
+  s.notes.push_back("Log lines it will print:");
+  for (const std::string& line : e.engine->log_lines) {
+    s.notes.push_back("  " + line);
+  }
+  for (const std::string& n : e.engine->notes) {
+    s.notes.push_back("Note: " + n);
+  }
+  return s;
+}
+
 Section budget_section(const PlanInputs& in, const Evaluation& e) {
+  if (e.engine) {
+    return engine_budget_section(in, e);
+  }
   const Budget& b = e.budget;
   Section s;
   s.key = "budget";
@@ -107,14 +154,25 @@ Section frontier_section(const PlanInputs& in, const Evaluation& e) {
   Table t;
   t.key = "frontier";
   t.columns = {{"seq_len", "Context [tokens]"}, {"max_batch", "Max batch"}, {"kv_bytes_per_sequence", "KV/seq"}};
-  for (const FrontierPoint& p : frontier(in.model, e.shape, e.budget.kv_budget_bytes, lengths)) {
+  std::vector<FrontierPoint> points;
+  if (e.engine) {
+    for (const auto& [len, requests] : e.engine->frontier) {
+      points.push_back(FrontierPoint{len, requests});
+    }
+  } else {
+    points = frontier(in.model, e.shape, e.budget.kv_budget_bytes, lengths);
+  }
+  for (const FrontierPoint& p : points) {
     Deployment one = e.shape;
     one.seq_len = p.seq_len;
     one.batch = 1;
     t.rows.push_back({Cell::tokens(p.seq_len), Cell::count(p.max_batch), Cell::bytes(kv_bytes_per_sequence(in.model, one))});
   }
-  t.notes.push_back(fmt::format("Max batch: concurrent sequences per {} (paged, blocks of {} tokens).",
-                                in.tensor_parallel > 1 ? "tensor-parallel group" : "GPU", in.block_size));
+  t.notes.push_back(e.engine ? fmt::format("Max batch: concurrent requests of that length under {}'s own accounting; "
+                                           "KV/seq is the engine-neutral size.",
+                                           in.engine.profile->display)
+                             : fmt::format("Max batch: concurrent sequences per {} (paged, blocks of {} tokens).",
+                                           in.tensor_parallel > 1 ? "tensor-parallel group" : "GPU", in.block_size));
   s.tables.push_back(std::move(t));
 
   Deployment one = e.shape;
@@ -154,6 +212,28 @@ Section shape_section(const PlanInputs& in, const Evaluation& e) {
 
 }  // namespace
 
+namespace {
+
+EnginePrediction run_engine(const PlanInputs& in, const Deployment& shape) {
+  EngineInputs ei;
+  ei.model = &in.model;
+  ei.weights = in.weights;
+  ei.kv_dtype = in.kv_dtype;
+  ei.tensor_parallel = in.tensor_parallel;
+  ei.gpu_memory_bytes = in.vram_bytes;
+  if (in.max_model_len_given) {
+    ei.max_model_len = in.max_model_len;
+  }
+  ei.settings = in.engine_settings;
+  ei.version = in.engine.version;
+  ei.version_text = in.engine.version_text;
+  ei.default_version = in.engine.default_version;
+  ei.frontier_lengths = frontier_lengths(in.max_model_len, shape.seq_len);
+  return in.engine.profile->predict(ei);
+}
+
+}  // namespace
+
 Evaluation evaluate(const PlanInputs& in) {
   Evaluation e;
   e.reserve = estimate_reserve(in.model.vocab_size, in.tensor_parallel);
@@ -166,12 +246,29 @@ Evaluation evaluate(const PlanInputs& in) {
   e.shape.kv_dtype = in.kv_dtype;
   e.shape.tensor_parallel = in.tensor_parallel;
   e.shape.block_size = in.block_size;
+  if (in.engine.profile != nullptr) {
+    // The engine's own arithmetic decides the KV budget; the rest of the budget is everything
+    // that is neither weights nor KV (activations, graphs, context, the headroom it leaves).
+    e.engine = run_engine(in, e.shape);
+    const std::uint64_t kv = e.engine->kv_budget_bytes;
+    e.budget.kv_budget_bytes = kv;
+    e.budget.reserved_bytes = sat_sub(sat_sub(e.budget.usable_bytes, weights), kv);
+    e.budget.deficit_bytes = kv == 0 ? std::max<std::uint64_t>(e.budget.deficit_bytes, 1) : 0;
+  }
   e.max_batch = max_batch(in.model, e.shape, e.budget.kv_budget_bytes);
+  if (e.engine) {
+    e.max_batch = 0;
+    for (const auto& [len, requests] : e.engine->frontier) {
+      if (len == e.shape.seq_len) {
+        e.max_batch = requests;
+      }
+    }
+  }
   Deployment one = e.shape;
   one.batch = 1;
   e.kv_per_sequence = kv_bytes_per_sequence(in.model, one);
   e.longest_at_batch_1 = longest_seq_len(in.model, one, e.budget.kv_budget_bytes, in.max_model_len);
-  e.fits = e.budget.deficit_bytes == 0 && e.max_batch >= e.shape.batch;
+  e.fits = e.budget.deficit_bytes == 0 && e.max_batch >= e.shape.batch && (!e.engine || e.engine->fits);
   return e;
 }
 
@@ -179,11 +276,16 @@ PlanOutcome build_plan(const PlanInputs& in) {
   const Evaluation e = evaluate(in);
   PlanOutcome out;
   Document& doc = out.doc;
-  doc.title = fmt::format("kvplan {} · {} on {} · tp {} · KV {} · weights {} · paged, block {}", in.version,
-                          in.model.name, in.vram_label, in.tensor_parallel, in.kv_dtype.name, in.weights.linear.name,
-                          in.block_size);
+  const std::string engine = in.engine.profile == nullptr
+                                 ? fmt::format("raw engine, paged, block {}", in.block_size)
+                                 : fmt::format("{} {}", in.engine.profile->display, in.engine.version_text);
+  doc.title = fmt::format("kvplan {} · {} on {} · {} · tp {} · KV {} · weights {}", in.version, in.model.name,
+                          in.vram_label, engine, in.tensor_parallel, in.kv_dtype.name, in.weights.linear.name);
   doc.sections.push_back(model_section(in));
   doc.sections.push_back(budget_section(in, e));
+  if (e.engine) {
+    doc.sections.push_back(engine_section(in, e));
+  }
   doc.sections.push_back(frontier_section(in, e));
   if (in.seq_len && in.batch) {
     doc.sections.push_back(shape_section(in, e));

@@ -10,8 +10,15 @@ namespace kvplan::cli {
 
 struct PlanOptions {
   std::string model, config, gpu, vram, utilization = "0.9", reserve, tp, kv_dtype = "auto", weight_dtype = "auto";
-  std::string seq_len, batch, block_size = "16", max_model_len, format = "table";
+  std::string seq_len, batch, block_size, max_model_len, format = "table";
   bool explain = false;
+  // --engine and the engines' own knobs, under their own names
+  std::string engine = "raw";
+  std::string gpu_memory_utilization, kv_cache_memory, max_num_seqs, max_num_batched_tokens, kv_cache_dtype;  // vLLM
+  std::string mem_fraction_static, page_size, chunked_prefill_size;                                     // SGLang
+  std::string free_gpu_memory_fraction, tokens_per_block, max_num_tokens;                               // TRT-LLM
+  std::string ctx_size, parallel, cache_type_k, cache_type_v, fit, ubatch_size;                         // llama.cpp
+  bool kv_unified = false, swa_full = false;
 };
 void setup_plan(CLI::App& app, PlanOptions& o);
 int run_plan(const PlanOptions& o, std::ostream& out, std::ostream& err);

@@ -6,6 +6,7 @@
 
 #include "commands.hpp"
 #include "kvplan/catalog.hpp"
+#include "kvplan/engine.hpp"
 #include "kvplan/config_reader.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/plan.hpp"
@@ -124,7 +125,128 @@ void load_shape(const PlanOptions& o, PlanInputs& in) {
   if (!o.batch.empty()) {
     in.batch = parse_count("--batch", o.batch, 10'000'000);
   }
-  in.block_size = parse_count("--block-size", o.block_size, 1'048'576);
+  in.block_size = o.block_size.empty() ? 16 : parse_count("--block-size", o.block_size, 1'048'576);
+  in.max_model_len_given = !o.max_model_len.empty();
+}
+
+// Which engine owns each engine-specific flag, so a flag for another engine is an error.
+struct EngineFlag {
+  const char* flag;
+  const char* engine;
+  const std::string PlanOptions::*value;
+};
+
+void check_engine_flags(const PlanOptions& o, const EngineChoice& choice) {
+  const EngineFlag flags[] = {
+      {"--gpu-memory-utilization", "vllm", &PlanOptions::gpu_memory_utilization},
+      {"--kv-cache-memory", "vllm", &PlanOptions::kv_cache_memory},
+      {"--max-num-seqs", "vllm", &PlanOptions::max_num_seqs},
+      {"--max-num-batched-tokens", "vllm", &PlanOptions::max_num_batched_tokens},
+      {"--mem-fraction-static", "sglang", &PlanOptions::mem_fraction_static},
+      {"--page-size", "sglang", &PlanOptions::page_size},
+      {"--chunked-prefill-size", "sglang", &PlanOptions::chunked_prefill_size},
+      {"--free-gpu-memory-fraction", "trtllm", &PlanOptions::free_gpu_memory_fraction},
+      {"--tokens-per-block", "trtllm", &PlanOptions::tokens_per_block},
+      {"--max-num-tokens", "trtllm", &PlanOptions::max_num_tokens},
+      {"--ctx-size", "llamacpp", &PlanOptions::ctx_size},
+      {"--parallel", "llamacpp", &PlanOptions::parallel},
+      {"--cache-type-k", "llamacpp", &PlanOptions::cache_type_k},
+      {"--cache-type-v", "llamacpp", &PlanOptions::cache_type_v},
+      {"--fit", "llamacpp", &PlanOptions::fit},
+      {"--ubatch-size", "llamacpp", &PlanOptions::ubatch_size},
+  };
+  const std::string current = choice.profile == nullptr ? "raw" : std::string(choice.profile->name);
+  for (const EngineFlag& f : flags) {
+    if (!(o.*f.value).empty() && current != f.engine) {
+      throw Error(fmt::format("{} is a {} flag, but this plan uses --engine {}; add --engine {}", f.flag, f.engine,
+                              current, f.engine));
+    }
+  }
+  if ((o.kv_unified || o.swa_full) && current != "llamacpp") {
+    throw Error(fmt::format("{} is a llamacpp flag, but this plan uses --engine {}; add --engine llamacpp",
+                            o.kv_unified ? "--kv-unified" : "--swa-full", current));
+  }
+  if (!o.kv_cache_dtype.empty() && current != "vllm" && current != "sglang" && current != "trtllm") {
+    throw Error(fmt::format("--kv-cache-dtype is a vLLM, SGLang and TensorRT-LLM flag; with --engine {} use --kv-dtype",
+                            current));
+  }
+}
+
+std::optional<bool> on_off(std::string_view option, const std::string& text) {
+  if (text.empty()) {
+    return std::nullopt;
+  }
+  if (text == "on" || text == "1" || text == "true") {
+    return true;
+  }
+  if (text == "off" || text == "0" || text == "false") {
+    return false;
+  }
+  throw Error(fmt::format("{}: expected on or off (got '{}')", option, text));
+}
+
+void load_engine(const PlanOptions& o, PlanInputs& in) {
+  in.engine = parse_engine(o.engine);
+  check_engine_flags(o, in.engine);
+  EngineSettings& s = in.engine_settings;
+  auto count = [](const char* flag, const std::string& v, std::uint64_t max) -> std::optional<std::uint64_t> {
+    return v.empty() ? std::nullopt : std::optional<std::uint64_t>(parse_count(flag, v, max));
+  };
+  auto fraction = [](const char* flag, const std::string& v) -> std::optional<std::uint32_t> {
+    return v.empty() ? std::nullopt : std::optional<std::uint32_t>(parse_fraction_ppm(flag, v));
+  };
+  if (!o.kv_cache_memory.empty() && (!o.gpu_memory_utilization.empty() || o.utilization != "0.9")) {
+    throw Error("--kv-cache-memory and a GPU memory utilization contradict each other: vLLM ignores "
+                "gpu_memory_utilization when kv_cache_memory_bytes is set; give one of them");
+  }
+  s.gpu_memory_utilization_ppm = fraction("--gpu-memory-utilization", o.gpu_memory_utilization);
+  if (!s.gpu_memory_utilization_ppm && o.utilization != "0.9" && in.engine.profile != nullptr &&
+      in.engine.profile->name == "vllm") {
+    s.gpu_memory_utilization_ppm = in.utilization_ppm;  // --utilization is vLLM's utilization
+  }
+  if (!o.kv_cache_memory.empty()) {
+    s.kv_cache_memory_bytes = parse_size("--kv-cache-memory", o.kv_cache_memory).bytes;
+  }
+  s.max_num_seqs = count("--max-num-seqs", o.max_num_seqs, 1'000'000);
+  s.max_num_batched_tokens = count("--max-num-batched-tokens", o.max_num_batched_tokens, 1ULL << 30);
+  if (!o.block_size.empty()) {
+    s.block_size = in.block_size;
+  }
+  s.mem_fraction_static_ppm = fraction("--mem-fraction-static", o.mem_fraction_static);
+  s.page_size = count("--page-size", o.page_size, 1 << 20);
+  s.chunked_prefill_size = count("--chunked-prefill-size", o.chunked_prefill_size, 1ULL << 30);
+  s.free_gpu_memory_fraction_ppm = fraction("--free-gpu-memory-fraction", o.free_gpu_memory_fraction);
+  s.tokens_per_block = count("--tokens-per-block", o.tokens_per_block, 1 << 20);
+  s.max_num_tokens = count("--max-num-tokens", o.max_num_tokens, 1ULL << 30);
+  if (!o.ctx_size.empty()) {
+    s.ctx_size = o.ctx_size == "0" ? 0 : parse_tokens("--ctx-size", o.ctx_size);
+  }
+  s.parallel = count("--parallel", o.parallel, 4096);
+  if (!o.cache_type_k.empty()) {
+    s.cache_type_k = require_dtype(kv_dtypes(), "--cache-type-k", o.cache_type_k == "f16" ? "fp16" : o.cache_type_k);
+    in.kv_dtype = *s.cache_type_k;
+  }
+  if (!o.cache_type_v.empty()) {
+    s.cache_type_v = require_dtype(kv_dtypes(), "--cache-type-v", o.cache_type_v == "f16" ? "fp16" : o.cache_type_v);
+  }
+  if (o.kv_unified) {
+    s.kv_unified = true;
+  }
+  if (o.swa_full) {
+    s.swa_full = true;
+  }
+  s.fit = on_off("--fit", o.fit);
+  s.ubatch_size = count("--ubatch-size", o.ubatch_size, 1 << 20);
+  if (!o.kv_cache_dtype.empty()) {
+    if (o.kv_dtype != "auto") {
+      throw Error("give --kv-cache-dtype (the engine's name) or --kv-dtype, not both");
+    }
+    in.kv_dtype = require_dtype(kv_dtypes(), "--kv-cache-dtype",
+                                o.kv_cache_dtype == "auto" ? in.model.torch_dtype : o.kv_cache_dtype);
+  }
+  if (in.engine.profile != nullptr && in.engine.profile->name == "llamacpp" && in.tensor_parallel > 1) {
+    throw Error("llama.cpp splits layers across GPUs (--split-mode layer), not KV heads; plan it with --tp 1");
+  }
 }
 
 }  // namespace
@@ -150,6 +272,32 @@ void setup_plan(CLI::App& app, PlanOptions& o) {
                  "Longest sequence the server accepts (default: the model's max_position_embeddings)");
   app.add_option("--format,-f", o.format, "Output: table, json, csv or markdown (default table)");
   app.add_flag("--explain", o.explain, "Show every step of the arithmetic");
+  app.add_option("--engine,-e", o.engine,
+                 "Predict what an engine allocates: raw (engine-neutral), vllm, sglang, trtllm, llamacpp; "
+                 "NAME@VERSION picks a version (vllm@0.19, sglang@0.5, trtllm@1.3, llamacpp@2026-01-24)");
+  app.add_option("--gpu-memory-utilization", o.gpu_memory_utilization, "vLLM: fraction of total GPU memory (default "
+                                                                       "0.9; 0.92 from v0.25)");
+  app.add_option("--kv-cache-memory", o.kv_cache_memory, "vLLM: KV cache size per GPU, replacing the utilization");
+  app.add_option("--max-num-seqs", o.max_num_seqs, "vLLM: concurrent sequences (default 1024 on >= 70 GiB GPUs, else 256)");
+  app.add_option("--max-num-batched-tokens", o.max_num_batched_tokens,
+                 "vLLM: tokens per step (default 8192 on >= 70 GiB GPUs, else 2048)");
+  app.add_option("--kv-cache-dtype", o.kv_cache_dtype, "vLLM/SGLang/TRT-LLM: KV cache dtype (auto, fp8, ...)");
+  app.add_option("--mem-fraction-static", o.mem_fraction_static,
+                 "SGLang: fraction of the memory free at start for weights and KV (default derived per GPU)");
+  app.add_option("--page-size", o.page_size, "SGLang: tokens per page (default 1)");
+  app.add_option("--chunked-prefill-size", o.chunked_prefill_size, "SGLang: prefill chunk (default by GPU size)");
+  app.add_option("--free-gpu-memory-fraction", o.free_gpu_memory_fraction,
+                 "TensorRT-LLM: fraction of the memory free after profiling (default 0.9)");
+  app.add_option("--tokens-per-block", o.tokens_per_block, "TensorRT-LLM: tokens per KV block (default 32)");
+  app.add_option("--max-num-tokens", o.max_num_tokens, "TensorRT-LLM: tokens per batch (default 8192)");
+  app.add_option("--ctx-size,-c", o.ctx_size, "llama.cpp: context cells (0 = the model's n_ctx_train; default 0)");
+  app.add_option("--parallel,--np", o.parallel, "llama.cpp: slots (-np; default auto: 4 with a unified cache)");
+  app.add_option("--cache-type-k,--ctk", o.cache_type_k, "llama.cpp: K cache type (f16, q8_0, q4_0, ...)");
+  app.add_option("--cache-type-v,--ctv", o.cache_type_v, "llama.cpp: V cache type (f16, q8_0, q4_0, ...)");
+  app.add_flag("--kv-unified", o.kv_unified, "llama.cpp: one cache shared by all slots");
+  app.add_flag("--swa-full", o.swa_full, "llama.cpp: full-size cache for sliding-window layers");
+  app.add_option("--fit", o.fit, "llama.cpp: on|off, shrink n_ctx to leave 1024 MiB free (default on)");
+  app.add_option("--ubatch-size", o.ubatch_size, "llama.cpp: physical batch (default 512)");
 }
 
 int run_plan(const PlanOptions& o, std::ostream& out, std::ostream& err) {
@@ -168,6 +316,7 @@ int run_plan(const PlanOptions& o, std::ostream& out, std::ostream& err) {
     in.reserve_bytes = parse_size("--reserve", o.reserve).bytes;
   }
   in.explain = o.explain;
+  load_engine(o, in);
   const PlanOutcome plan = build_plan(in);
   render(plan.doc, format, out);
   if (format == Format::csv || format == Format::json) {

@@ -9,7 +9,7 @@ namespace kvplan {
 
 std::uint64_t ParamCounts::total() const noexcept {
   std::uint64_t t = 0;
-  for (std::uint64_t part : {embedding, lm_head, attention, mlp, experts, norms}) {
+  for (std::uint64_t part : {embedding, lm_head, attention, mlp, experts, norms, vision}) {
     t = sat_add(t, part);
   }
   return t;

@@ -57,6 +57,9 @@ void render_markdown(const Document& doc, std::ostream& out) {
     if (!s.fields.empty()) {
       out << "| Item | Value | Basis |\n|---|---:|---|\n";
       for (const Field& f : s.fields) {
+        if (f.label.empty()) {
+          continue;  // machine-only field
+        }
         out << "| " << escape(f.label) << " | " << escape(human(f.value)) << " | " << escape(f.detail) << " |\n";
       }
       out << '\n';

@@ -16,10 +16,16 @@ void write_fields(const std::vector<Field>& fields, std::ostream& out) {
   std::size_t label_width = 0;
   std::size_t value_width = 0;
   for (const Field& f : fields) {
+    if (f.label.empty()) {
+      continue;  // machine-only field
+    }
     label_width = std::max(label_width, f.label.size());
     value_width = std::max(value_width, human(f.value).size());
   }
   for (const Field& f : fields) {
+    if (f.label.empty()) {
+      continue;
+    }
     std::string line = fmt::format("  {:<{}}  {:>{}}", f.label, label_width, human(f.value), value_width);
     if (!f.detail.empty()) {
       line += "  " + f.detail;

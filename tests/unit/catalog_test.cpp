@@ -73,3 +73,22 @@ TEST_CASE("the catalog's traps are read the way the engines read them", "[catalo
   // Gemma-2-9b's base config says float32; engines load it in bf16.
   CHECK(gemma2.torch_dtype == "bf16");
 }
+
+TEST_CASE("Gemma-3 multimodal counts match KerasHub's, whose vocabulary is 64 entries shorter", "[catalog][weights]") {
+  // KerasHub @ 71453d08 gemma3_presets.py (vision + text): 4,299,915,632 / 12,187,079,280 / 27,432,062,576,
+  // with vocab 262,144 where config.json says 262,208 (reference models.json cross-check with litgpt).
+  struct Row {
+    const char* model;
+    std::uint64_t keras;
+    std::uint64_t hidden;
+  };
+  const Row rows[] = {{"gemma-3-4b", 4'299'915'632, 2560}, {"gemma-3-12b", 12'187'079'280, 3840},
+                      {"gemma-3-27b", 27'432'062'576, 5376}};
+  for (const Row& r : rows) {
+    DYNAMIC_SECTION(r.model) {
+      const ModelSpec& m = find_preset(r.model).spec;
+      CHECK(m.params.total() == r.keras + (262'208 - 262'144) * r.hidden);
+      CHECK(m.params.vision > 400'000'000);  // SigLIP-400M tower plus projector
+    }
+  }
+}
