@@ -158,12 +158,11 @@ void check_engine_flags(const PlanOptions& o, const EngineChoice& choice) {
   const std::string current = choice.profile == nullptr ? "raw" : std::string(choice.profile->name);
   for (const EngineFlag& f : flags) {
     if (!(o.*f.value).empty() && current != f.engine) {
-      throw Error(fmt::format("{} is a {} flag, but this plan uses --engine {}; add --engine {}", f.flag, f.engine,
-                              current, f.engine));
+      throw Error(fmt::format("{} belongs to --engine {}, but this plan uses --engine {}", f.flag, f.engine, current));
     }
   }
   if ((o.kv_unified || o.swa_full) && current != "llamacpp") {
-    throw Error(fmt::format("{} is a llamacpp flag, but this plan uses --engine {}; add --engine llamacpp",
+    throw Error(fmt::format("{} belongs to --engine llamacpp, but this plan uses --engine {}",
                             o.kv_unified ? "--kv-unified" : "--swa-full", current));
   }
   if (!o.kv_cache_dtype.empty() && current != "vllm" && current != "sglang" && current != "trtllm") {

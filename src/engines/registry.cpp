@@ -102,7 +102,7 @@ EngineChoice parse_engine(std::string_view text) {
     choice.default_version = at == std::string_view::npos;
     const auto v = e.parse_version(choice.version_text);
     if (!v) {
-      throw Error(fmt::format("--engine: unknown {} version '{}' (kvplan models {}; default {})", e.display,
+      throw Error(fmt::format("--engine: unknown {} version '{}' (kvplan models versions {}; default {})", e.display,
                               choice.version_text, e.versions_help, e.default_version));
     }
     choice.version = *v;
