@@ -151,6 +151,10 @@ TEST_CASE("JSON plans validate against docs/schema/plan.schema.json", "[docs][js
       {"--model", "llama-3.1-8b", "--gpu", "H100", "--seq-len", "32k", "--batch", "8", "--format", "json"},
       {"--model", "qwen3-next-80b-a3b", "--gpu", "H100x2", "--format", "json"},
       {"--model", "deepseek-v3", "--gpu", "H200x8", "--seq-len", "128k", "--batch", "4", "--format", "json"},
+      {"--model", "gemma-2-9b", "--gpu", "H100", "--engine", "vllm", "--format", "json"},
+      {"--model", "deepseek-v3", "--gpu", "H200x8", "--engine", "sglang", "--format", "json"},
+      {"--model", "llama-3.1-70b", "--gpu", "H100x4", "--engine", "trtllm", "--format", "json"},
+      {"--model", "gpt-oss-20b", "--gpu", "RTX-4090", "--engine", "llamacpp", "--format", "json"},
   };
   for (const auto& args : runs) {
     std::ostringstream out;
