@@ -70,6 +70,7 @@ struct ModelSpec {
   std::string name;
   std::string model_type;                 // config.json model_type
   std::vector<LayerGroup> layers;         // in order of first appearance
+  std::vector<std::uint32_t> layer_group; // per decoder layer, in order: its index in `layers`
   std::uint32_t num_hidden_layers = 0;
   std::uint32_t num_attention_heads = 0;
   std::uint32_t hidden_size = 0;
@@ -88,5 +89,15 @@ struct ModelSpec {
 ModelSpec with_kv_heads(const ModelSpec& m, std::uint32_t heads);
 /// The model with every layer as dense full attention (no window, no latent, no recurrence).
 ModelSpec dense_equivalent(const ModelSpec& m);
+
+/// Layers per pipeline stage, as vLLM's get_pp_indices splits them: L / pp each, the remainder
+/// added one layer at a time to the penultimate stage first, then the one before, never the last
+/// (61 layers at pp 4 -> 15, 15, 16, 15).
+std::vector<std::uint32_t> pipeline_partition(std::uint32_t layers, std::uint32_t pp);
+
+/// The part of the model that pipeline stage `rank` of `pp` holds: its layers' caches, and its
+/// share of the parameters (layer parameters in proportion to its layers, the embeddings on the
+/// first stage, lm_head on the last).
+ModelSpec pipeline_stage(const ModelSpec& m, std::uint32_t pp, std::uint32_t rank);
 
 }  // namespace kvplan

@@ -33,6 +33,8 @@ struct PlanInputs {
   std::uint32_t utilization_ppm = 900'000;
   std::optional<std::uint64_t> reserve_bytes;  // --reserve overrides the estimate
   std::uint32_t tensor_parallel = 1;
+  std::uint32_t pipeline_parallel = 1;
+  std::uint32_t stage = 0;                 // which pipeline stage `model` is, when pipeline_parallel > 1
   DType kv_dtype;
   WeightFormat weights;
   std::optional<std::uint64_t> seq_len;

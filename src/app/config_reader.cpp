@@ -460,9 +460,11 @@ ModelSpec read_hf_config(const json& config, std::string_view name, std::string_
     auto it = std::find_if(m.layers.begin(), m.layers.end(), [&](const LayerGroup& g) { return g.spec == s; });
     if (it == m.layers.end()) {
       m.layers.push_back(LayerGroup{1, s});
+      it = m.layers.end() - 1;
     } else {
       ++it->count;
     }
+    m.layer_group.push_back(static_cast<std::uint32_t>(it - m.layers.begin()));
   }
   m.params = r.count_params(kinds);
   m.params.vision = nested ? vision_params(top, r.g.hidden) : 0;

@@ -220,6 +220,8 @@ EnginePrediction run_engine(const PlanInputs& in, const Deployment& shape) {
   ei.weights = in.weights;
   ei.kv_dtype = in.kv_dtype;
   ei.tensor_parallel = in.tensor_parallel;
+  ei.pipeline_parallel = in.pipeline_parallel;
+  ei.last_stage = in.stage + 1 == in.pipeline_parallel;
   ei.gpu_memory_bytes = in.vram_bytes;
   if (in.max_model_len_given) {
     ei.max_model_len = in.max_model_len;
@@ -272,16 +274,60 @@ Evaluation evaluate(const PlanInputs& in) {
   return e;
 }
 
-PlanOutcome build_plan(const PlanInputs& in) {
+namespace {
+
+// With pipeline parallelism every stage is a GPU of its own; the stage that admits the fewest
+// sequences of the asked shape decides (vLLM takes the minimum of num_blocks over workers).
+PlanInputs bottleneck_stage(const PlanInputs& in, Section& stages) {
+  stages.key = "pipeline";
+  stages.title = fmt::format("Pipeline stages (pp {}, layers split as vLLM's get_pp_indices does)", in.pipeline_parallel);
+  Table t;
+  t.key = "stages";
+  t.columns = {{"stage", "Stage"}, {"layers", "Layers"}, {"weights_bytes", "Weights/GPU"},
+               {"kv_budget_bytes", "KV budget/GPU"}, {"max_batch", "Max batch"}};
+  PlanInputs best;
+  std::optional<std::pair<std::uint64_t, std::uint64_t>> best_key;
+  std::uint32_t first = 0;
+  const std::vector<std::uint32_t> parts = pipeline_partition(in.model.num_hidden_layers, in.pipeline_parallel);
+  for (std::uint32_t r = 0; r < in.pipeline_parallel; ++r) {
+    PlanInputs stage = in;
+    stage.model = pipeline_stage(in.model, in.pipeline_parallel, r);
+    stage.stage = r;
+    const Evaluation e = evaluate(stage);
+    t.rows.push_back({Cell::count(r), Cell::str(fmt::format("{}-{}", first, first + parts[r] - 1)),
+                      Cell::bytes(e.budget.weights_bytes), Cell::bytes(e.budget.kv_budget_bytes), Cell::count(e.max_batch)});
+    first += parts[r];
+    const std::pair<std::uint64_t, std::uint64_t> key{e.max_batch, e.budget.kv_budget_bytes};
+    if (!best_key || key < *best_key) {
+      best_key = key;
+      best = stage;
+    }
+  }
+  t.notes.push_back(fmt::format("The rest of this report is stage {}'s, the bottleneck: the stage with the fewest "
+                                "sequences of the asked shape.",
+                                best.stage));
+  stages.tables.push_back(std::move(t));
+  return best;
+}
+
+}  // namespace
+
+PlanOutcome build_plan(const PlanInputs& whole) {
+  Section stages;
+  const PlanInputs in = whole.pipeline_parallel > 1 ? bottleneck_stage(whole, stages) : whole;
   const Evaluation e = evaluate(in);
   PlanOutcome out;
   Document& doc = out.doc;
   const std::string engine = in.engine.profile == nullptr
                                  ? fmt::format("raw engine, paged, block {}", in.block_size)
                                  : fmt::format("{} {}", in.engine.profile->display, in.engine.version_text);
-  doc.title = fmt::format("kvplan {} · {} on {} · {} · tp {} · KV {} · weights {}", in.version, in.model.name,
-                          in.vram_label, engine, in.tensor_parallel, in.kv_dtype.name, in.weights.linear.name);
-  doc.sections.push_back(model_section(in));
+  const std::string pp = in.pipeline_parallel > 1 ? fmt::format(" · pp {}", in.pipeline_parallel) : "";
+  doc.title = fmt::format("kvplan {} · {} on {} · {} · tp {}{} · KV {} · weights {}", in.version, whole.model.name,
+                          in.vram_label, engine, in.tensor_parallel, pp, in.kv_dtype.name, in.weights.linear.name);
+  doc.sections.push_back(model_section(whole));
+  if (whole.pipeline_parallel > 1) {
+    doc.sections.push_back(std::move(stages));
+  }
   doc.sections.push_back(budget_section(in, e));
   if (e.engine) {
     doc.sections.push_back(engine_section(in, e));

@@ -91,9 +91,20 @@ void load_memory(const PlanOptions& o, PlanInputs& in) {
 }
 
 void load_parallelism(const PlanOptions& o, PlanInputs& in) {
-  in.tensor_parallel = o.tp.empty() ? in.gpu_count : static_cast<std::uint32_t>(parse_count("--tp", o.tp, 1024));
-  if (!o.gpu.empty() && in.gpu_count % in.tensor_parallel != 0) {
-    throw Error(fmt::format("--tp {} does not divide the {} GPUs of --gpu {}", in.tensor_parallel, in.gpu_count, o.gpu));
+  in.pipeline_parallel = o.pp.empty() ? 1 : static_cast<std::uint32_t>(parse_count("--pp", o.pp, 1024));
+  if (in.pipeline_parallel > in.model.num_hidden_layers) {
+    throw Error(fmt::format("--pp {} is more than the model's {} layers; every pipeline stage needs at least one layer",
+                            in.pipeline_parallel, in.model.num_hidden_layers));
+  }
+  if (o.tp.empty()) {
+    in.tensor_parallel = std::max<std::uint32_t>(1, in.gpu_count / in.pipeline_parallel);
+  } else {
+    in.tensor_parallel = static_cast<std::uint32_t>(parse_count("--tp", o.tp, 1024));
+  }
+  const std::uint32_t group = in.tensor_parallel * in.pipeline_parallel;
+  if (!o.gpu.empty() && in.gpu_count % group != 0) {
+    throw Error(fmt::format("--tp {} × --pp {} = {} GPUs does not divide the {} GPUs of --gpu {}", in.tensor_parallel,
+                            in.pipeline_parallel, group, in.gpu_count, o.gpu));
   }
   if (auto problem = tp_problem(in.model, in.tensor_parallel)) {
     throw Error(fmt::format("--tp {}: {}", in.tensor_parallel, *problem));
@@ -166,8 +177,8 @@ void check_engine_flags(const PlanOptions& o, const EngineChoice& choice) {
                             o.kv_unified ? "--kv-unified" : "--swa-full", current));
   }
   if (!o.kv_cache_dtype.empty() && current != "vllm" && current != "sglang" && current != "trtllm") {
-    throw Error(fmt::format("--kv-cache-dtype is a vLLM, SGLang and TensorRT-LLM flag; with --engine {} use --kv-dtype",
-                            current));
+    throw Error(fmt::format("--kv-cache-dtype belongs to --engine vllm, sglang or trtllm; with --engine {} use {}", current,
+                            current == "llamacpp" ? "--cache-type-k and --cache-type-v" : "--kv-dtype"));
   }
 }
 
@@ -194,12 +205,12 @@ void load_engine(const PlanOptions& o, PlanInputs& in) {
   auto fraction = [](const char* flag, const std::string& v) -> std::optional<std::uint32_t> {
     return v.empty() ? std::nullopt : std::optional<std::uint32_t>(parse_fraction_ppm(flag, v));
   };
-  if (!o.kv_cache_memory.empty() && (!o.gpu_memory_utilization.empty() || o.utilization != "0.9")) {
+  if (!o.kv_cache_memory.empty() && (!o.gpu_memory_utilization.empty() || !o.utilization.empty())) {
     throw Error("--kv-cache-memory and a GPU memory utilization contradict each other: vLLM ignores "
                 "gpu_memory_utilization when kv_cache_memory_bytes is set; give one of them");
   }
   s.gpu_memory_utilization_ppm = fraction("--gpu-memory-utilization", o.gpu_memory_utilization);
-  if (!s.gpu_memory_utilization_ppm && o.utilization != "0.9" && in.engine.profile != nullptr &&
+  if (!s.gpu_memory_utilization_ppm && !o.utilization.empty() && in.engine.profile != nullptr &&
       in.engine.profile->name == "vllm") {
     s.gpu_memory_utilization_ppm = in.utilization_ppm;  // --utilization is vLLM's utilization
   }
@@ -224,6 +235,10 @@ void load_engine(const PlanOptions& o, PlanInputs& in) {
   if (!o.cache_type_k.empty()) {
     s.cache_type_k = require_dtype(kv_dtypes(), "--cache-type-k", o.cache_type_k == "f16" ? "fp16" : o.cache_type_k);
     in.kv_dtype = *s.cache_type_k;
+  }
+  if (in.engine.profile != nullptr && in.engine.profile->name == "llamacpp" && o.kv_dtype != "auto") {
+    s.cache_type_k = s.cache_type_k.value_or(in.kv_dtype);  // --kv-dtype sets both, as -ctk and -ctv would
+    s.cache_type_v = in.kv_dtype;
   }
   if (!o.cache_type_v.empty()) {
     s.cache_type_v = require_dtype(kv_dtypes(), "--cache-type-v", o.cache_type_v == "f16" ? "fp16" : o.cache_type_v);
@@ -259,6 +274,7 @@ void setup_plan(CLI::App& app, PlanOptions& o) {
                  "Fraction of VRAM the server may use, like vLLM's --gpu-memory-utilization (default 0.9)");
   app.add_option("--reserve", o.reserve, "Non-KV runtime memory per GPU (activations, CUDA graphs, framework); "
                                          "replaces kvplan's estimate");
+  app.add_option("--pp", o.pp, "Pipeline-parallel size: splits the layers into stages, one GPU group each (default 1)");
   app.add_option("--tp", o.tp, "Tensor-parallel size: splits weights and KV heads (default: the --gpu count, or 1)");
   app.add_option("--kv-dtype", o.kv_dtype, "KV element format: auto (the model's), bf16, fp16, fp8, int8, int4, "
                                            "q8_0, q4_0, ... (default auto)");
@@ -308,7 +324,7 @@ int run_plan(const PlanOptions& o, std::ostream& out, std::ostream& err) {
   load_parallelism(o, in);
   load_dtypes(o, in);
   load_shape(o, in);
-  in.utilization_ppm = parse_fraction_ppm("--utilization", o.utilization);
+  in.utilization_ppm = o.utilization.empty() ? 900'000 : parse_fraction_ppm("--utilization", o.utilization);
   if (o.reserve == "0") {
     in.reserve_bytes = 0;
   } else if (!o.reserve.empty()) {

@@ -1,6 +1,7 @@
 // What-if transforms of a ModelSpec, used by the comparison tables.
 #include "kvplan/model.hpp"
 
+#include <algorithm>
 #include <type_traits>
 
 #include "kvplan/units.hpp"
@@ -17,14 +18,15 @@ std::uint64_t ParamCounts::total() const noexcept {
 
 namespace {
 
-void add_group(std::vector<LayerGroup>& groups, std::uint32_t count, const LayerCacheSpec& spec) {
-  for (LayerGroup& g : groups) {
-    if (g.spec == spec) {
-      g.count += count;
-      return;
+std::uint32_t add_group(std::vector<LayerGroup>& groups, std::uint32_t count, const LayerCacheSpec& spec) {
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    if (groups[i].spec == spec) {
+      groups[i].count += count;
+      return static_cast<std::uint32_t>(i);
     }
   }
   groups.push_back(LayerGroup{count, spec});
+  return static_cast<std::uint32_t>(groups.size() - 1);
 }
 
 }  // namespace
@@ -32,6 +34,7 @@ void add_group(std::vector<LayerGroup>& groups, std::uint32_t count, const Layer
 ModelSpec with_kv_heads(const ModelSpec& m, std::uint32_t heads) {
   ModelSpec out = m;
   out.layers.clear();
+  std::vector<std::uint32_t> remap;
   for (const LayerGroup& g : m.layers) {
     LayerCacheSpec spec = g.spec;
     if (auto* full = std::get_if<FullAttention>(&spec)) {
@@ -43,7 +46,10 @@ ModelSpec with_kv_heads(const ModelSpec& m, std::uint32_t heads) {
       full_mla.num_key_value_heads = heads;
       spec = full_mla;
     }
-    add_group(out.layers, g.count, spec);
+    remap.push_back(add_group(out.layers, g.count, spec));
+  }
+  for (std::uint32_t& index : out.layer_group) {
+    index = remap[index];
   }
   out.dense_attention.num_key_value_heads = heads;
   return out;
@@ -52,6 +58,43 @@ ModelSpec with_kv_heads(const ModelSpec& m, std::uint32_t heads) {
 ModelSpec dense_equivalent(const ModelSpec& m) {
   ModelSpec out = m;
   out.layers = {LayerGroup{m.num_hidden_layers, m.dense_attention}};
+  out.layer_group.assign(m.layer_group.size(), 0);
+  return out;
+}
+
+std::vector<std::uint32_t> pipeline_partition(std::uint32_t layers, std::uint32_t pp) {
+  std::vector<std::uint32_t> parts(pp, pp == 0 ? 0 : layers / pp);
+  const std::uint32_t remainder = pp == 0 ? 0 : layers % pp;
+  for (std::uint32_t i = 0; i < remainder; ++i) {
+    ++parts[pp - 2 - i];  // remainder < pp, so this never reaches the last stage or wraps
+  }
+  return parts;
+}
+
+ModelSpec pipeline_stage(const ModelSpec& m, std::uint32_t pp, std::uint32_t rank) {
+  const std::vector<std::uint32_t> parts = pipeline_partition(m.num_hidden_layers, pp);
+  std::uint32_t first = 0;
+  for (std::uint32_t r = 0; r < rank; ++r) {
+    first += parts[r];
+  }
+  const std::uint32_t count = parts[rank];
+  ModelSpec out = m;
+  out.layers.clear();
+  out.layer_group.clear();
+  for (std::uint32_t i = first; i < first + count && i < m.layer_group.size(); ++i) {
+    out.layer_group.push_back(add_group(out.layers, 1, m.layers[m.layer_group[i]].spec));
+  }
+  out.num_hidden_layers = count;
+  const std::uint64_t total = std::max<std::uint32_t>(m.num_hidden_layers, 1);
+  auto share = [&](std::uint64_t p) { return mul_frac(p, count, total); };
+  out.params.attention = share(m.params.attention);
+  out.params.mlp = share(m.params.mlp);
+  out.params.experts = share(m.params.experts);
+  out.params.norms = share(m.params.norms);
+  out.params.embedding = rank == 0 ? m.params.embedding : 0;
+  out.params.vision = rank == 0 ? m.params.vision : 0;
+  // The last stage computes the logits: its own lm_head, or a copy of tied embeddings.
+  out.params.lm_head = rank + 1 == pp ? (m.params.lm_head > 0 ? m.params.lm_head : (pp > 1 ? m.params.embedding : 0)) : 0;
   return out;
 }
 

@@ -44,7 +44,7 @@ std::vector<LayerType> layer_types(const ModelSpec& m, const DType& kv, std::uin
       t.kind = LayerType::Kind::recurrent;
     }
     bool merged = false;
-    for (LayerType& o : out) {  // same kind and window, e.g. full attention with differing dims
+    for (LayerType& o : out) {  // same kind, window and sizes: one type (differing sizes stay apart)
       if (o.kind == t.kind && o.window == t.window && o.bytes_per_token == t.bytes_per_token &&
           o.state_bytes == t.state_bytes) {
         o.layers += t.layers;

@@ -131,8 +131,8 @@ EnginePrediction predict_llamacpp(const EngineInputs& in) {
   auto [n_ctx, n_ctx_seq, streams, sz] = layout(asked);
 
   const bool fit = s.fit.value_or(true);
+  const std::uint64_t weights = weight_bytes_per_gpu(m.params, in.weights, 1);
   if (fit && in.gpu_memory_bytes > 0) {
-    const std::uint64_t weights = weight_bytes_per_gpu(m.params, in.weights, 1);
     std::uint64_t ctx = n_ctx;
     while (ctx > kFitMinContext && sat_add(sat_add(weights, sz.total()), kFitTargetBytes) > in.gpu_memory_bytes) {
       ctx -= kPad;
@@ -142,13 +142,15 @@ EnginePrediction predict_llamacpp(const EngineInputs& in) {
       p.notes.push_back(fmt::format("--fit shrank n_ctx from {} to {} so that {} MiB stay free on the device",
                                     with_commas(round_up(asked, kPad)), with_commas(ctx), kFitTargetBytes / kMiB));
     }
+  }
+  if (in.gpu_memory_bytes > 0) {
     p.fits = sat_add(weights, sz.total()) <= in.gpu_memory_bytes;
     p.budget = {
         {"total_gpu_memory_bytes", "Device memory", Cell::bytes(in.gpu_memory_bytes), ""},
         {"weights_bytes", "− Model weights", Cell::bytes(weights), "as --weight-dtype describes the GGUF"},
         {"kv_size_bytes", "− KV cache", Cell::bytes(sz.total()), "n_ctx cells, allocated up front"},
         {"free_bytes", "= Left free", Cell::bytes(sat_sub(in.gpu_memory_bytes, sat_add(weights, sz.total()))),
-         fit ? "--fit keeps 1024 MiB free (compute buffers are not modelled)" : ""},
+         fit ? "--fit keeps 1024 MiB free (compute buffers are not modelled)" : "--fit off: nothing is shrunk"},
     };
   }
   p.kv_budget_bytes = sz.total();

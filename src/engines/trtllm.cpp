@@ -67,7 +67,7 @@ EnginePrediction predict_trtllm(const EngineInputs& in) {
       {"total_gpu_memory_bytes", "Device total memory", Cell::bytes(in.gpu_memory_bytes), ""},
       {"weights_bytes", "− Weights", Cell::bytes(weights), ""},
       {"peak_non_weight_bytes", "− Profiling peak beyond weights", Cell::bytes(reserve.total()),
-       fmt::format("activations of {} tokens, CUDA graphs, NCCL (kvplan's estimate)", with_commas(max_num_tokens))},
+       fmt::format("kvplan's engine-neutral estimate, not yet scaled by max_num_tokens {}", with_commas(max_num_tokens))},
       {"free_gpu_memory_fraction", "free_gpu_memory_fraction", Cell::number(static_cast<double>(fraction) / 1e6),
        s.free_gpu_memory_fraction_ppm ? "--free-gpu-memory-fraction" : "KvCacheConfig default"},
       {"available_kv_bytes", "= Available KV cache memory", Cell::bytes(available), "(total − peak) × fraction"},

@@ -27,11 +27,12 @@ constexpr int kLargeGpuTierSince = 28;        // >= 160 GiB devices get max_num_
 // defaults max_num_batched_tokens 8192 and max_num_seqs 1024 (docs/budget.md): 445 MiB for the
 // forward, scaled by the batched tokens, plus ~13 B per vocabulary entry per sampled row (the
 // sampler's fp32 logits and their copies).
-std::uint64_t activation_bytes(std::uint64_t vocab, std::uint64_t batched_tokens, std::uint64_t max_seqs) {
+std::uint64_t activation_bytes(std::uint64_t vocab, std::uint64_t batched_tokens, std::uint64_t max_seqs,
+                               bool samples) {
   const ReserveModel fit;
   constexpr std::uint64_t kBytesPerVocabRow = 13;  // the fit's 13,300 B per vocab entry / 1,024 rows
   const std::uint64_t forward = mul_frac(fit.activation_base_bytes, batched_tokens, 8192);
-  const std::uint64_t rows = std::min(max_seqs, batched_tokens);
+  const std::uint64_t rows = samples ? std::min(max_seqs, batched_tokens) : 0;  // only the last PP stage samples
   return sat_add(forward, sat_mul(sat_mul(vocab, kBytesPerVocabRow), rows));
 }
 
@@ -126,7 +127,7 @@ EnginePrediction predict_vllm(const EngineInputs& in) {
     const std::uint32_t util = s.gpu_memory_utilization_ppm.value_or(in.version >= kUtilization092Since ? 920'000 : 900'000);
     const std::uint64_t requested = engines::ceil_frac(in.gpu_memory_bytes, util);
     const std::uint64_t weights = weight_bytes_per_gpu(m.params, in.weights, in.tensor_parallel);
-    const std::uint64_t activations = activation_bytes(m.vocab_size, batched, max_seqs);
+    const std::uint64_t activations = activation_bytes(m.vocab_size, batched, max_seqs, in.last_stage);
     const ReserveModel fit;
     const std::uint64_t non_torch = in.tensor_parallel > 1 ? fit.framework_multi_gpu_bytes : fit.framework_tp1_bytes;
     const std::uint64_t graphs = in.version >= kCudaGraphEstimateSince ? fit.cuda_graphs_bytes : 0;
@@ -185,7 +186,10 @@ EnginePrediction predict_vllm(const EngineInputs& in) {
   p.log_lines.push_back(fmt::format("Maximum concurrency for {} tokens per request: {:.2f}x", with_commas(p.max_model_len),
                                     concurrency));
   p.fits = per_request <= num_blocks && num_blocks > 0;
-  if (!p.fits) {
+  if (available == 0) {
+    p.log_lines.push_back("ValueError: No available memory for the cache blocks. Try increasing "
+                          "`gpu_memory_utilization` when initializing the engine.");
+  } else if (!p.fits) {
     std::uint64_t lo = 0;
     std::uint64_t hi = p.max_model_len;
     while (hi - lo > 1) {  // estimate_max_model_len: largest length whose blocks fit

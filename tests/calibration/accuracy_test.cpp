@@ -179,8 +179,24 @@ std::vector<Row> all_rows() {
                     std::abs(predicted - logged) / logged <= 0.05});
     seen.emplace_back(id);
   }
+  {  // vLLM 0.19.0, pipeline parallel 2: the log prints the first stage's memory and the minimum tokens.
+    const char* id = "vllm-0.19.0-llmd-llama31-8b-pp2";
+    const json j = plan({"--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "H100x2", "--pp", "2", "--engine",
+                         "vllm@0.19", "--gpu-memory-utilization", "0.95", "--max-model-len", "8192"});
+    const json& r = entries.at(id)["reported"];
+    const double first_stage = j["pipeline"]["stages"][0]["kv_budget_bytes"].get<double>() / kGiB;
+    const double logged = r["kv_gib"].get<double>();
+    rows.push_back({id, "vLLM 0.19.0", "Available KV cache memory, stage 0 [GiB]", fmt::format("{:.2f}", logged),
+                    fmt::format("{:.2f}", first_stage), pct(first_stage, logged), "3%",
+                    std::abs(first_stage - logged) / logged <= 0.03});
+    const double tokens = j["engine"]["gpu_kv_cache_tokens"].get<double>();
+    const double logged_tokens = r["kv_tokens"].get<double>();
+    rows.push_back({id, "vLLM 0.19.0", "GPU KV cache size, bottleneck stage [tokens]", fmt::format("{:.0f}", logged_tokens),
+                    fmt::format("{:.0f}", tokens), pct(tokens, logged_tokens), "3%",
+                    std::abs(tokens - logged_tokens) / logged_tokens <= 0.03});
+    seen.emplace_back(id);
+  }
   const std::vector<std::pair<std::string, std::string>> unmatched{
-      {"vllm-0.19.0-llmd-llama31-8b-pp2", "pipeline parallelism is not modelled yet (issue #3 is open)"},
       {"vllm-issue10517-llama31-8b-3090-20k", "vLLM V0 engine (before 0.10): its profiling is not modelled"},
       {"vllm-pr10511-llama3-8b-h100-profile", "vLLM V0 engine (before 0.10), and the GPU is not named"},
       {"trtllm-issue224-llama2-7b-a10",
