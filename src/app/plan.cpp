@@ -335,6 +335,7 @@ PlanOutcome build_plan(const PlanInputs& whole) {
   doc.sections.push_back(frontier_section(in, e));
   if (in.seq_len && in.batch) {
     doc.sections.push_back(shape_section(in, e));
+    doc.sections.push_back(inverse_section(whole));
   }
   for (Section& s : comparison_sections(in, e)) {
     doc.sections.push_back(std::move(s));

@@ -281,7 +281,9 @@ void setup_plan(CLI::App& app, PlanOptions& o) {
   app.add_option("--weight-dtype", o.weight_dtype,
                  "Weight format: auto (the checkpoint's), bf16, fp16, fp8, int8, int4, mxfp4 (default auto)");
   app.add_option("--seq-len,-s", o.seq_len, "Tokens per sequence for the shape and comparisons (default 8192, or the model's maximum if shorter)");
-  app.add_option("--batch,-b", o.batch, "Concurrent sequences; with --seq-len, answers 'does this fit?'");
+  app.add_option("--batch,-b,--concurrency", o.batch,
+                 "Concurrent sequences; with --seq-len, answers 'does this fit?', the smallest engine knob that serves "
+                 "it, and the fewest GPUs of --gpu's type that do");
   app.add_option("--block-size", o.block_size, "Paged-allocation block in tokens (default 16, vLLM's); 1 = exact");
   app.add_option("--max-model-len", o.max_model_len,
                  "Longest sequence the server accepts (default: the model's max_position_embeddings)");

@@ -119,8 +119,10 @@ EnginePrediction predict_vllm(const EngineInputs& in) {
   p.max_model_len = in.max_model_len.value_or(m.max_position_embeddings);
 
   std::uint64_t available = 0;
+  bool weights_fit = true;
   if (s.kv_cache_memory_bytes) {
     available = *s.kv_cache_memory_bytes;
+    weights_fit = sat_add(weight_bytes_per_gpu(m.params, in.weights, in.tensor_parallel), available) <= in.gpu_memory_bytes;
     p.budget.push_back({"kv_cache_memory_bytes", "--kv-cache-memory", Cell::bytes(available),
                         "given: profiling still runs, utilization is ignored"});
   } else {
@@ -185,7 +187,10 @@ EnginePrediction predict_vllm(const EngineInputs& in) {
   p.log_lines.push_back(fmt::format("GPU KV cache size: {} tokens", with_commas(tokens)));
   p.log_lines.push_back(fmt::format("Maximum concurrency for {} tokens per request: {:.2f}x", with_commas(p.max_model_len),
                                     concurrency));
-  p.fits = per_request <= num_blocks && num_blocks > 0;
+  p.fits = per_request <= num_blocks && num_blocks > 0 && weights_fit;
+  if (!weights_fit) {
+    p.notes.push_back("The weights and --kv-cache-memory together exceed the GPU's memory: allocation would fail.");
+  }
   if (available == 0) {
     p.log_lines.push_back("ValueError: No available memory for the cache blocks. Try increasing "
                           "`gpu_memory_utilization` when initializing the engine.");
