@@ -16,6 +16,7 @@ struct Deployment {
   std::uint64_t seq_len = 1;           // tokens per sequence (prompt + output)
   DType kv_dtype;                      // element format of K and V
   std::uint32_t tensor_parallel = 1;   // ranks that split the KV heads and the weights
+  std::uint32_t context_parallel = 1;  // ranks that split each sequence's tokens (ring attention)
   std::uint64_t block_size = 16;       // paged-allocation granule in tokens; 1 = exact
 };
 
@@ -33,7 +34,8 @@ std::uint64_t tokens_held(const LayerCacheSpec& layer, std::uint64_t seq_len) no
 /// Bytes a layer holds per sequence whatever its length (recurrent state), on one rank.
 std::uint64_t fixed_bytes_per_sequence(const LayerCacheSpec& layer, std::uint32_t tp) noexcept;
 
-/// One layer, one sequence, one rank: bytes_per_token * round_up(tokens_held, block) + fixed.
+/// One layer, one sequence, one rank:
+/// bytes_per_token * round_up(ceil(tokens_held / cp), block) + fixed (recurrent state is not split by CP).
 std::uint64_t layer_bytes_per_sequence(const LayerCacheSpec& layer, const Deployment& d) noexcept;
 
 /// All layers, one sequence, one rank.
@@ -42,7 +44,7 @@ std::uint64_t kv_bytes_per_sequence(const ModelSpec& m, const Deployment& d) noe
 /// All layers, `d.batch` sequences, one rank (the number a GPU must hold).
 std::uint64_t kv_cache_bytes_per_gpu(const ModelSpec& m, const Deployment& d) noexcept;
 
-/// All ranks together: per-GPU bytes * tp (replicated heads are counted on every rank).
+/// All ranks together: per-GPU bytes * tp * cp (replicated heads are counted on every rank).
 std::uint64_t kv_cache_bytes_total(const ModelSpec& m, const Deployment& d) noexcept;
 
 /// Bytes per token of the whole model for one sequence at tp 1, counting only layers whose cache

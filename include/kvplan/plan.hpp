@@ -34,6 +34,8 @@ struct PlanInputs {
   std::optional<std::uint64_t> reserve_bytes;  // --reserve overrides the estimate
   std::uint32_t tensor_parallel = 1;
   std::uint32_t pipeline_parallel = 1;
+  std::uint32_t context_parallel = 1;      // raw engine only: ring attention over cp GPUs
+  std::uint32_t replicas = 1;              // data-parallel copies: gpu count / (tp * pp * cp)
   std::uint32_t stage = 0;                 // which pipeline stage `model` is, when pipeline_parallel > 1
   DType kv_dtype;
   WeightFormat weights;

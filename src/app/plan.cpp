@@ -168,6 +168,10 @@ Section frontier_section(const PlanInputs& in, const Evaluation& e) {
     one.batch = 1;
     t.rows.push_back({Cell::tokens(p.seq_len), Cell::count(p.max_batch), Cell::bytes(kv_bytes_per_sequence(in.model, one))});
   }
+  if (in.replicas > 1) {
+    t.notes.push_back(fmt::format("Per replica; the {} data-parallel replicas serve {} times as many.", in.replicas,
+                                  in.replicas));
+  }
   t.notes.push_back(e.engine ? fmt::format("Max batch: concurrent requests of that length under {}'s own accounting; "
                                            "KV/seq is the engine-neutral size.",
                                            in.engine.profile->display)
@@ -201,7 +205,9 @@ Section shape_section(const PlanInputs& in, const Evaluation& e) {
   s.fields.push_back({"seq_len", "Context", Cell::tokens(e.shape.seq_len), ""});
   s.fields.push_back({"batch", "Batch", Cell::count(e.shape.batch), "concurrent sequences"});
   s.fields.push_back({"kv_cache_bytes", "KV cache, all GPUs", Cell::bytes(kv_cache_bytes_total(in.model, e.shape)),
-                      fmt::format("per-GPU KV × tp {}", in.tensor_parallel)});
+                      in.context_parallel > 1 ? fmt::format("per-GPU KV × tp {} × cp {}", in.tensor_parallel,
+                                                            in.context_parallel)
+                                              : fmt::format("per-GPU KV × tp {}", in.tensor_parallel)});
   s.fields.push_back({"kv_cache_bytes_per_gpu", "KV cache per GPU", Cell::bytes(per_gpu), ""});
   s.fields.push_back({"fits", "Fits", Cell::flag(e.fits),
                       e.fits ? fmt::format("{} to spare", format_bytes(e.budget.kv_budget_bytes - per_gpu))
@@ -247,6 +253,7 @@ Evaluation evaluate(const PlanInputs& in) {
   e.shape.seq_len = in.seq_len.value_or(std::min(kDefaultShapeTokens, in.max_model_len));
   e.shape.kv_dtype = in.kv_dtype;
   e.shape.tensor_parallel = in.tensor_parallel;
+  e.shape.context_parallel = in.context_parallel;
   e.shape.block_size = in.block_size;
   if (in.engine.profile != nullptr) {
     // The engine's own arithmetic decides the KV budget; the rest of the budget is everything
@@ -321,7 +328,9 @@ PlanOutcome build_plan(const PlanInputs& whole) {
   const std::string engine = in.engine.profile == nullptr
                                  ? fmt::format("raw engine, paged, block {}", in.block_size)
                                  : fmt::format("{} {}", in.engine.profile->display, in.engine.version_text);
-  const std::string pp = in.pipeline_parallel > 1 ? fmt::format(" · pp {}", in.pipeline_parallel) : "";
+  std::string pp = in.pipeline_parallel > 1 ? fmt::format(" · pp {}", in.pipeline_parallel) : "";
+  pp += in.context_parallel > 1 ? fmt::format(" · cp {}", in.context_parallel) : "";
+  pp += in.replicas > 1 ? fmt::format(" · {} replicas", in.replicas) : "";
   doc.title = fmt::format("kvplan {} · {} on {} · {} · tp {}{} · KV {} · weights {}", in.version, whole.model.name,
                           in.vram_label, engine, in.tensor_parallel, pp, in.kv_dtype.name, in.weights.linear.name);
   doc.sections.push_back(model_section(whole));

@@ -9,7 +9,7 @@
 namespace kvplan::cli {
 
 struct PlanOptions {
-  std::string model, config, gpu, vram, utilization, reserve, tp, pp, kv_dtype = "auto", weight_dtype = "auto";
+  std::string model, config, gpu, vram, utilization, reserve, tp, pp, cp, kv_dtype = "auto", weight_dtype = "auto";
   std::string seq_len, batch, block_size, max_model_len, format = "table";
   bool explain = false;
   // --engine and the engines' own knobs, under their own names

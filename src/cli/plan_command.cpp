@@ -96,16 +96,18 @@ void load_parallelism(const PlanOptions& o, PlanInputs& in) {
     throw Error(fmt::format("--pp {} is more than the model's {} layers; every pipeline stage needs at least one layer",
                             in.pipeline_parallel, in.model.num_hidden_layers));
   }
+  in.context_parallel = o.cp.empty() ? 1 : static_cast<std::uint32_t>(parse_count("--cp", o.cp, 1024));
   if (o.tp.empty()) {
-    in.tensor_parallel = std::max<std::uint32_t>(1, in.gpu_count / in.pipeline_parallel);
+    in.tensor_parallel = std::max<std::uint32_t>(1, in.gpu_count / (in.pipeline_parallel * in.context_parallel));
   } else {
     in.tensor_parallel = static_cast<std::uint32_t>(parse_count("--tp", o.tp, 1024));
   }
-  const std::uint32_t group = in.tensor_parallel * in.pipeline_parallel;
+  const std::uint32_t group = in.tensor_parallel * in.pipeline_parallel * in.context_parallel;
   if (!o.gpu.empty() && in.gpu_count % group != 0) {
-    throw Error(fmt::format("--tp {} × --pp {} = {} GPUs does not divide the {} GPUs of --gpu {}", in.tensor_parallel,
-                            in.pipeline_parallel, group, in.gpu_count, o.gpu));
+    throw Error(fmt::format("--tp {} × --pp {} × --cp {} = {} GPUs does not divide the {} GPUs of --gpu {}",
+                            in.tensor_parallel, in.pipeline_parallel, in.context_parallel, group, in.gpu_count, o.gpu));
   }
+  in.replicas = o.gpu.empty() ? 1 : in.gpu_count / group;
   if (auto problem = tp_problem(in.model, in.tensor_parallel)) {
     throw Error(fmt::format("--tp {}: {}", in.tensor_parallel, *problem));
   }
@@ -258,6 +260,11 @@ void load_engine(const PlanOptions& o, PlanInputs& in) {
     in.kv_dtype = require_dtype(kv_dtypes(), "--kv-cache-dtype",
                                 o.kv_cache_dtype == "auto" ? in.model.torch_dtype : o.kv_cache_dtype);
   }
+  if (in.engine.profile != nullptr && in.context_parallel > 1) {
+    throw Error(fmt::format("--cp with --engine {} is not modelled yet (vLLM's decode-context-parallel subdivides the "
+                            "TP group; TensorRT-LLM disables KV estimation under CP); use --engine raw",
+                            in.engine.profile->name));
+  }
   if (in.engine.profile != nullptr && in.engine.profile->name == "llamacpp" && in.tensor_parallel > 1) {
     throw Error("llama.cpp splits layers across GPUs (--split-mode layer), not KV heads; plan it with --tp 1");
   }
@@ -275,6 +282,8 @@ void setup_plan(CLI::App& app, PlanOptions& o) {
   app.add_option("--reserve", o.reserve, "Non-KV runtime memory per GPU (activations, CUDA graphs, framework); "
                                          "replaces kvplan's estimate");
   app.add_option("--pp", o.pp, "Pipeline-parallel size: splits the layers into stages, one GPU group each (default 1)");
+  app.add_option("--cp", o.cp, "Context-parallel size (ring attention): each sequence's tokens split over N GPUs, so "
+                              "the longest context grows N-fold (engine-neutral plans only; default 1)");
   app.add_option("--tp", o.tp, "Tensor-parallel size: splits weights and KV heads (default: the --gpu count, or 1)");
   app.add_option("--kv-dtype", o.kv_dtype, "KV element format: auto (the model's), bf16, fp16, fp8, int8, int4, "
                                            "q8_0, q4_0, ... (default auto)");

@@ -70,7 +70,9 @@ std::uint64_t fixed_bytes_per_sequence(const LayerCacheSpec& layer, std::uint32_
 
 std::uint64_t layer_bytes_per_sequence(const LayerCacheSpec& layer, const Deployment& d) noexcept {
   const std::uint64_t block = std::max<std::uint64_t>(d.block_size, 1);
-  const std::uint64_t tokens = round_up(tokens_held(layer, d.seq_len), block);
+  // Context parallelism (ring attention) gives each rank ceil(S / cp) of a sequence's tokens.
+  const std::uint64_t shard = ceil_div(tokens_held(layer, d.seq_len), std::max<std::uint32_t>(d.context_parallel, 1));
+  const std::uint64_t tokens = round_up(shard, block);
   return sat_add(sat_mul(bytes_per_token(layer, d.kv_dtype, d.tensor_parallel), tokens),
                  fixed_bytes_per_sequence(layer, d.tensor_parallel));
 }
@@ -88,7 +90,8 @@ std::uint64_t kv_cache_bytes_per_gpu(const ModelSpec& m, const Deployment& d) no
 }
 
 std::uint64_t kv_cache_bytes_total(const ModelSpec& m, const Deployment& d) noexcept {
-  return sat_mul(kv_cache_bytes_per_gpu(m, d), std::max<std::uint32_t>(d.tensor_parallel, 1));
+  return sat_mul(sat_mul(kv_cache_bytes_per_gpu(m, d), std::max<std::uint32_t>(d.tensor_parallel, 1)),
+                 std::max<std::uint32_t>(d.context_parallel, 1));
 }
 
 std::uint64_t model_kv_bytes_per_token(const ModelSpec& m, const DType& kv) noexcept {
