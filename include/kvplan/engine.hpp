@@ -46,6 +46,10 @@ struct EngineSettings {
   std::optional<bool> swa_full;
   std::optional<bool> fit;
   std::optional<std::uint64_t> ubatch_size;
+  // Measured non-KV memory, replacing kvplan's estimates (engine-neutral plan, vLLM, TensorRT-LLM)
+  std::optional<std::uint64_t> activation_bytes;
+  std::optional<std::uint64_t> non_torch_bytes;
+  std::optional<std::uint64_t> cuda_graph_bytes;
 };
 
 struct EngineInputs {

@@ -127,13 +127,17 @@ Section budget_section(const PlanInputs& in, const Evaluation& e) {
   } else {
     s.fields.push_back({"reserved_bytes", "− Runtime reserve", Cell::bytes(b.reserved_bytes),
                         "sum of the three estimates below (docs/budget.md)"});
+    const EngineSettings& measured = in.engine_settings;
     s.fields.push_back({"activations_bytes", "    activations", Cell::bytes(e.reserve.activations_bytes),
-                        fmt::format("0.435 GiB + 13,300 B × vocab {} (fit to vLLM 0.19 profiling peaks)",
-                                    with_commas(in.model.vocab_size))});
+                        measured.activation_bytes
+                            ? std::string("--activation-memory")
+                            : fmt::format("0.435 GiB + 13,300 B × vocab {} (fit to vLLM 0.19 profiling peaks)",
+                                          with_commas(in.model.vocab_size))});
     s.fields.push_back({"cuda_graphs_bytes", "    CUDA graphs", Cell::bytes(e.reserve.cuda_graphs_bytes),
-                        "median of 16 vLLM 0.19 CUDA-graph estimates, 0.935 GiB (range 0.65-1.79)"});
+                        measured.cuda_graph_bytes ? "--cuda-graph-memory" : "median of 16 vLLM 0.19 CUDA-graph estimates, 0.935 GiB (range 0.65-1.79)"});
     s.fields.push_back({"framework_bytes", "    framework", Cell::bytes(e.reserve.framework_bytes),
-                        in.tensor_parallel > 1 ? "CUDA context + NCCL buffers (vLLM 0.19 non-torch at tp 2)"
+                        measured.non_torch_bytes ? "--non-torch-memory"
+                        : in.tensor_parallel > 1 ? "CUDA context + NCCL buffers (vLLM 0.19 non-torch at tp 2)"
                                                : "CUDA context, cuBLAS (vLLM 0.19 non-torch at tp 1)"});
   }
   if (b.deficit_bytes > 0) {
@@ -245,6 +249,10 @@ EnginePrediction run_engine(const PlanInputs& in, const Deployment& shape) {
 Evaluation evaluate(const PlanInputs& in) {
   Evaluation e;
   e.reserve = estimate_reserve(in.model.vocab_size, in.tensor_parallel);
+  const EngineSettings& measured = in.engine_settings;  // --activation-memory etc. replace single estimates
+  e.reserve.activations_bytes = measured.activation_bytes.value_or(e.reserve.activations_bytes);
+  e.reserve.framework_bytes = measured.non_torch_bytes.value_or(e.reserve.framework_bytes);
+  e.reserve.cuda_graphs_bytes = measured.cuda_graph_bytes.value_or(e.reserve.cuda_graphs_bytes);
   const std::uint64_t reserved = in.reserve_bytes.value_or(e.reserve.total());
   const std::uint64_t weights =
       weight_bytes_per_gpu(in.model.params, in.weights, in.tensor_parallel);

@@ -19,6 +19,7 @@ struct PlanOptions {
   std::string free_gpu_memory_fraction, tokens_per_block, max_num_tokens;                               // TRT-LLM
   std::string ctx_size, parallel, cache_type_k, cache_type_v, fit, ubatch_size;                         // llama.cpp
   bool kv_unified = false, swa_full = false;
+  std::string activation_memory, non_torch_memory, cuda_graph_memory;  // measured non-KV memory
 };
 void setup_plan(CLI::App& app, PlanOptions& o);
 int run_plan(const PlanOptions& o, std::ostream& out, std::ostream& err);

@@ -253,6 +253,27 @@ void load_engine(const PlanOptions& o, PlanInputs& in) {
   }
   s.fit = on_off("--fit", o.fit);
   s.ubatch_size = count("--ubatch-size", o.ubatch_size, 1 << 20);
+  auto measured = [](const char* flag, const std::string& v) -> std::optional<std::uint64_t> {
+    if (v.empty()) {
+      return std::nullopt;
+    }
+    return v == "0" ? 0 : parse_size(flag, v).bytes;
+  };
+  s.activation_bytes = measured("--activation-memory", o.activation_memory);
+  s.non_torch_bytes = measured("--non-torch-memory", o.non_torch_memory);
+  s.cuda_graph_bytes = measured("--cuda-graph-memory", o.cuda_graph_memory);
+  const bool any_measured = s.activation_bytes || s.non_torch_bytes || s.cuda_graph_bytes;
+  if (any_measured && !o.reserve.empty()) {
+    throw Error("--reserve replaces the whole runtime reserve; give it or --activation-memory/--non-torch-memory/"
+                "--cuda-graph-memory, not both");
+  }
+  if (any_measured && in.engine.profile != nullptr &&
+      (in.engine.profile->name == "sglang" || in.engine.profile->name == "llamacpp")) {
+    throw Error(fmt::format("--engine {} does not profile activations, non-torch or CUDA-graph memory; its "
+                            "headroom is {}",
+                            in.engine.profile->name,
+                            in.engine.profile->name == "sglang" ? "1 - --mem-fraction-static" : "not reserved"));
+  }
   if (!o.kv_cache_dtype.empty()) {
     if (o.kv_dtype != "auto") {
       throw Error("give --kv-cache-dtype (the engine's name) or --kv-dtype, not both");
@@ -324,6 +345,10 @@ void setup_plan(CLI::App& app, PlanOptions& o) {
   app.add_flag("--swa-full", o.swa_full, "llama.cpp: full-size cache for sliding-window layers");
   app.add_option("--fit", o.fit, "llama.cpp: on|off, shrink n_ctx to leave 1024 MiB free (default on)");
   app.add_option("--ubatch-size", o.ubatch_size, "llama.cpp: physical batch (default 512)");
+  app.add_option("--activation-memory", o.activation_memory,
+                 "Measured activation peak per GPU (vLLM's \"torch peak increase\"), replacing kvplan's estimate");
+  app.add_option("--non-torch-memory", o.non_torch_memory, "Measured non-torch memory per GPU (CUDA context, NCCL)");
+  app.add_option("--cuda-graph-memory", o.cuda_graph_memory, "Measured CUDA-graph memory per GPU");
 }
 
 int run_plan(const PlanOptions& o, std::ostream& out, std::ostream& err) {

@@ -54,7 +54,10 @@ EnginePrediction predict_trtllm(const EngineInputs& in) {
   const std::uint64_t weights = weight_bytes_per_gpu(m.params, in.weights, in.tensor_parallel);
   // The profiling peak: kvplan's engine-neutral reserve (activations of a max_num_tokens batch,
   // CUDA graphs, NCCL). No TensorRT-LLM profiling log is in the calibration set to refine it.
-  const Reserve reserve = estimate_reserve(m.vocab_size, in.tensor_parallel);
+  Reserve reserve = estimate_reserve(m.vocab_size, in.tensor_parallel);
+  reserve.activations_bytes = s.activation_bytes.value_or(reserve.activations_bytes);
+  reserve.framework_bytes = s.non_torch_bytes.value_or(reserve.framework_bytes);
+  reserve.cuda_graphs_bytes = s.cuda_graph_bytes.value_or(reserve.cuda_graphs_bytes);
   const std::uint64_t peak = sat_add(weights, reserve.total());
   const std::uint64_t free_after = sat_sub(in.gpu_memory_bytes, peak);
   const std::uint64_t available = mul_frac(free_after, fraction, 1'000'000);

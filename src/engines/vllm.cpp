@@ -129,10 +129,13 @@ EnginePrediction predict_vllm(const EngineInputs& in) {
     const std::uint32_t util = s.gpu_memory_utilization_ppm.value_or(in.version >= kUtilization092Since ? 920'000 : 900'000);
     const std::uint64_t requested = engines::ceil_frac(in.gpu_memory_bytes, util);
     const std::uint64_t weights = weight_bytes_per_gpu(m.params, in.weights, in.tensor_parallel);
-    const std::uint64_t activations = activation_bytes(m.vocab_size, batched, max_seqs, in.last_stage);
+    const std::uint64_t activations =
+        s.activation_bytes.value_or(activation_bytes(m.vocab_size, batched, max_seqs, in.last_stage));
     const ReserveModel fit;
-    const std::uint64_t non_torch = in.tensor_parallel > 1 ? fit.framework_multi_gpu_bytes : fit.framework_tp1_bytes;
-    const std::uint64_t graphs = in.version >= kCudaGraphEstimateSince ? fit.cuda_graphs_bytes : 0;
+    const std::uint64_t non_torch = s.non_torch_bytes.value_or(in.tensor_parallel > 1 ? fit.framework_multi_gpu_bytes
+                                                                                      : fit.framework_tp1_bytes);
+    const std::uint64_t graphs =
+        in.version >= kCudaGraphEstimateSince ? s.cuda_graph_bytes.value_or(fit.cuda_graphs_bytes) : 0;
     available = sat_sub(requested, sat_add(sat_add(weights, activations), sat_add(non_torch, graphs)));
     p.budget = {
         {"total_gpu_memory_bytes", "Total GPU memory", Cell::bytes(in.gpu_memory_bytes), "cudaMemGetInfo total"},
