@@ -20,6 +20,8 @@ namespace {
 constexpr int kVlessMlaSince = 20260124;   // PR #19067 "kv-cache : support V-less cache"
 constexpr std::uint64_t kPad = 256;         // GGML_PAD(n_ctx, 256), PR #17046; SWA cache padding, issue #17037
 constexpr std::uint64_t kFitTargetBytes = 1024 * kMiB;  // --fit leaves fit_params_target = 1024 MiB free
+// kvplan's floor for the --fit emulation; llama.cpp's own fit_params_min_ctx default was not read
+// (docs/engines.md lists it as open).
 constexpr std::uint64_t kFitMinContext = 4096;
 
 std::string ggml_name(const DType& t) {

@@ -50,7 +50,8 @@ Defaults defaults(std::uint64_t gpu_mib, std::uint32_t tp) {
 std::uint32_t default_fraction(int version, std::uint64_t gpu_mib, std::uint32_t tp, std::uint32_t pp,
                                std::uint64_t chunked, std::uint64_t graph_bs, std::string& why) {
   if (version < kPerGpuFractionSince) {
-    // server_args.py (0.4.x): by tensor-parallel size
+    // python/sglang/srt/server_args.py ServerArgs.__post_init__ (0.4.x): by tensor-parallel size
+    // (copies of that file read via the code search; 0.3.x had 0.83 at tp >= 8)
     why = "0.4.x default by tp size";
     return tp >= 16 ? 790'000 : tp >= 8 ? 810'000 : tp >= 4 ? 850'000 : tp >= 2 ? 870'000 : 880'000;
   }

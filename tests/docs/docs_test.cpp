@@ -11,18 +11,14 @@
 #include <sstream>
 
 #include "kvplan/cli.hpp"
+#include "support/files.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using kvplan::test::slurp;
 
 const fs::path kRoot = KVPLAN_SOURCE_DIR;
 

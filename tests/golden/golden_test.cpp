@@ -9,17 +9,13 @@
 #include <sstream>
 
 #include "kvplan/cli.hpp"
+#include "support/files.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using kvplan::test::slurp;
 
 // Paths in cmd files are written {configs}/...; outputs show them the same way, so the golden
 // files do not depend on where the repository is checked out.
