@@ -197,7 +197,18 @@ std::optional<std::string> tp_problem(const ModelSpec& m, std::uint32_t tp) {
 std::vector<std::string> advice(const PlanInputs& in, const Evaluation& e) {
   std::vector<std::string> out;
   const Budget& b = e.budget;
-  if (b.deficit_bytes > 0) {
+  if (e.engine && e.engine->kv_budget_bytes == 0) {
+    out.push_back(fmt::format("kvplan: nothing fits: {} {} leaves no memory for the KV cache: the weights alone take {} "
+                              "of each GPU's {}.",
+                              in.engine.profile->display, in.engine.version_text, format_bytes(b.weights_bytes),
+                              format_bytes(b.vram_bytes)));
+  } else if (e.engine && e.shape.seq_len > e.engine->max_model_len) {
+    out.push_back(fmt::format("kvplan: nothing fits: {} {} accepts at most {} tokens per request{}, fewer than the {} "
+                              "asked.",
+                              in.engine.profile->display, in.engine.version_text, with_commas(e.engine->max_model_len),
+                              in.engine.profile->name == "llamacpp" ? " (its per-slot context, n_ctx_seq)" : "",
+                              with_commas(e.shape.seq_len)));
+  } else if (b.deficit_bytes > 0) {
     out.push_back(fmt::format("kvplan: nothing fits: weights ({}) and runtime reserve ({}) need {} per GPU, but only {} is "
                               "usable ({} × {}).",
                               format_bytes(b.weights_bytes), format_bytes(b.reserved_bytes),
@@ -265,7 +276,17 @@ std::vector<std::string> advice(const PlanInputs& in, const Evaluation& e) {
     fixes.push_back(fmt::format("--gpu {} ({}, {} visible): a bigger GPU at the same settings", bigger->name,
                                 bigger->marketed, format_bytes(bigger->memory_bytes)));
   }
-  if (b.deficit_bytes == 0 && e.longest_at_batch_1 && in.seq_len) {
+  const bool too_long_for_engine = e.engine && e.shape.seq_len > e.engine->max_model_len;
+  if (too_long_for_engine && in.engine.profile->name == "llamacpp") {
+    const std::uint64_t slots = in.engine_settings.parallel.value_or(4);
+    fixes.push_back(fmt::format("--ctx-size {}: {} slots of {} tokens", sat_mul(slots, e.shape.seq_len), slots,
+                                with_commas(e.shape.seq_len)));
+    if (!in.engine_settings.kv_unified.value_or(false)) {
+      fixes.push_back("--kv-unified: every slot may use all of n_ctx");
+    }
+  } else if (too_long_for_engine) {
+    fixes.push_back(fmt::format("--max-model-len {}: let the engine accept requests this long", e.shape.seq_len));
+  } else if (b.deficit_bytes == 0 && e.longest_at_batch_1 && in.seq_len) {
     fixes.push_back(fmt::format("--seq-len {}: the longest context that fits at batch 1", *e.longest_at_batch_1));
   }
   if (fixes.empty()) {

@@ -5,6 +5,9 @@
 #include <CLI/CLI.hpp>
 #include <iosfwd>
 #include <string>
+#include <vector>
+
+#include "kvplan/plan.hpp"
 
 namespace kvplan::cli {
 
@@ -22,6 +25,8 @@ struct PlanOptions {
   std::string activation_memory, non_torch_memory, cuda_graph_memory;  // measured non-KV memory
 };
 void setup_plan(CLI::App& app, PlanOptions& o);
+/// Validates the flags once into typed inputs (throws kvplan::Error naming the flag).
+PlanInputs plan_inputs(const PlanOptions& o);
 int run_plan(const PlanOptions& o, std::ostream& out, std::ostream& err);
 
 struct ModelsOptions {
@@ -30,6 +35,14 @@ struct ModelsOptions {
 };
 void setup_models(CLI::App& app, ModelsOptions& o);
 int run_models(const ModelsOptions& o, std::ostream& out);
+
+struct CheckOptions {
+  std::vector<std::string> files;
+  std::vector<std::string> command;  // everything after "--": an engine's own command line
+  std::string gpu, vram, model, config, concurrency, seq_len, margin, format = "text";
+};
+void setup_check(CLI::App& app, CheckOptions& o);
+int run_check(const CheckOptions& o, std::ostream& out);
 
 struct GpusOptions {
   std::string format = "table";

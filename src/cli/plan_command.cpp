@@ -351,8 +351,7 @@ void setup_plan(CLI::App& app, PlanOptions& o) {
   app.add_option("--cuda-graph-memory", o.cuda_graph_memory, "Measured CUDA-graph memory per GPU");
 }
 
-int run_plan(const PlanOptions& o, std::ostream& out, std::ostream& err) {
-  const Format format = parse_format(o.format);
+PlanInputs plan_inputs(const PlanOptions& o) {
   PlanInputs in;
   in.version = version();
   load_model(o, in);
@@ -368,7 +367,12 @@ int run_plan(const PlanOptions& o, std::ostream& out, std::ostream& err) {
   }
   in.explain = o.explain;
   load_engine(o, in);
-  const PlanOutcome plan = build_plan(in);
+  return in;
+}
+
+int run_plan(const PlanOptions& o, std::ostream& out, std::ostream& err) {
+  const Format format = parse_format(o.format);
+  const PlanOutcome plan = build_plan(plan_inputs(o));
   render(plan.doc, format, out);
   if (format == Format::csv || format == Format::json) {
     for (const std::string& line : plan.doc.advice) {  // machine formats keep stdout parseable

@@ -64,15 +64,28 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   ModelsOptions models;
   CLI::App* models_cmd = app.add_subcommand("models", "List the built-in models, or show one: models show NAME");
   setup_models(*models_cmd, models);
+  CheckOptions check;
+  CLI::App* check_cmd = app.add_subcommand(
+      "check", "Will these deployments fit? Deployment files, or an engine's command line after '--'; exit 1 if any fails");
+  setup_check(*check_cmd, check);
   GpusOptions gpus;
   CLI::App* gpus_cmd = app.add_subcommand("gpus", "List the built-in GPUs with the memory they report");
   setup_gpus(*gpus_cmd, gpus);
   app.require_subcommand(0, 1);
   try {
-    std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 2.1 parses a reversed vector
+    std::vector<std::string> own = args;
+    if (const auto dash = std::find(own.begin(), own.end(), "--"); dash != own.end() && !own.empty() &&
+                                                                    own.front() == "check") {
+      check.command.assign(dash + 1, own.end());  // the engine's command line is not kvplan's to parse
+      own.erase(dash, own.end());
+    }
+    std::vector<std::string> reversed(own.rbegin(), own.rend());  // CLI11 2.1 parses a reversed vector
     app.parse(reversed);
     if (models_cmd->parsed()) {
       return run_models(models, out);
+    }
+    if (check_cmd->parsed()) {
+      return run_check(check, out);
     }
     if (gpus_cmd->parsed()) {
       return run_gpus(gpus, out);
