@@ -186,3 +186,47 @@ TEST_CASE("the core library includes only the standard library and its own heade
     }
   }
 }
+
+TEST_CASE("docs/ci.md's CI jobs run and pass on the example deployments", "[docs][ci]") {
+  const std::string text = slurp(kRoot / "docs/ci.md");
+  std::vector<fs::path> examples;
+  for (const auto& entry : fs::directory_iterator(kRoot / "docs/examples/deploy")) {
+    examples.push_back(entry.path());
+  }
+  std::sort(examples.begin(), examples.end());
+  REQUIRE(examples.size() >= 2);
+  int commands = 0;
+  for (std::size_t at = text.find("```yaml\n"); at != std::string::npos; at = text.find("```yaml\n", at + 1)) {
+    const std::size_t end = text.find("```", at + 8);
+    std::istringstream block(text.substr(at + 8, end - at - 8));
+    for (std::string line; std::getline(block, line);) {
+      const std::size_t start = line.find("kvplan check");
+      if (start == std::string::npos) {
+        continue;
+      }
+      std::istringstream words(line.substr(start + 7));  // after "kvplan "
+      std::vector<std::string> args;
+      for (std::string w; words >> w;) {
+        if (w == ">") {
+          break;  // a shell redirection ends the command
+        }
+        if (w == "deploy/*.json") {  // the glob the shell would expand, on the examples
+          for (const fs::path& e : examples) {
+            args.push_back(e.string());
+          }
+        } else {
+          args.push_back(w);
+        }
+      }
+      std::ostringstream out;
+      std::ostringstream err;
+      INFO(line << "\n" << out.str() << err.str());
+      CHECK(kvplan::cli::run(args, out, err) == 0);
+      if (std::find(args.begin(), args.end(), "github") != args.end()) {
+        CHECK(out.str().rfind("::notice file=", 0) == 0);
+      }
+      ++commands;
+    }
+  }
+  CHECK(commands >= 3);
+}
