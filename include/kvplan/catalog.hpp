@@ -33,6 +33,7 @@ struct Preset {
   std::string params_exact_source;
   std::optional<std::uint64_t> expect_kv_bytes_per_token_bf16;
   std::string path;
+  std::vector<std::string> keys;      // model_key() of the name, the Hugging Face id and every alias
   std::string config_json;            // the "config" object, pretty-printed, for `models show`
   ModelSpec spec;
 };

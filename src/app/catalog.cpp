@@ -59,6 +59,13 @@ Preset parse_preset(std::string_view text, std::string_view path) {
     p.expect_kv_bytes_per_token_bf16 = ef.uint("kv_bytes_per_token_bf16", 1, std::uint64_t{1} << 40);
   }
   p.spec = read_hf_config(*config, p.name, std::string(path) + ": config");
+  p.keys.push_back(model_key(p.name));
+  if (!p.hf_id.empty()) {
+    p.keys.push_back(model_key(p.hf_id));
+  }
+  for (const std::string& a : p.aliases) {
+    p.keys.push_back(model_key(a));
+  }
   return p;
 }
 
@@ -102,15 +109,12 @@ const Preset& find_preset(std::string_view name) {
   const std::string key = model_key(name);
   std::vector<std::string> names;
   for (const Preset& p : presets()) {
-    names.push_back(p.name);
-    if (model_key(p.name) == key || (!p.hf_id.empty() && model_key(p.hf_id) == key)) {
+    if (std::find(p.keys.begin(), p.keys.end(), key) != p.keys.end()) {
       return p;
     }
-    for (const std::string& a : p.aliases) {
-      if (model_key(a) == key) {
-        return p;
-      }
-    }
+  }
+  for (const Preset& p : presets()) {
+    names.push_back(p.name);
   }
   throw Error(fmt::format("unknown model '{}'{} (see 'kvplan models', or give --config PATH)", name,
                           did_you_mean(name, names)));

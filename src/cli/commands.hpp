@@ -44,6 +44,14 @@ struct CheckOptions {
 void setup_check(CLI::App& app, CheckOptions& o);
 int run_check(const CheckOptions& o, std::ostream& out);
 
+struct SweepOptions {
+  std::vector<std::string> models, gpus, counts, kv_dtypes, pps, seq_lens, where;
+  std::string batch, engine, best, format = "csv";
+  bool force = false;
+};
+void setup_sweep(CLI::App& app, SweepOptions& o);
+int run_sweep(const SweepOptions& o, std::ostream& out);
+
 struct GpusOptions {
   std::string format = "table";
 };

@@ -68,6 +68,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   CLI::App* check_cmd = app.add_subcommand(
       "check", "Will these deployments fit? Deployment files, or an engine's command line after '--'; exit 1 if any fails");
   setup_check(*check_cmd, check);
+  SweepOptions sweep;
+  CLI::App* sweep_cmd = app.add_subcommand("sweep", "Plan a grid of models x GPUs x counts x KV dtypes x PP x lengths");
+  setup_sweep(*sweep_cmd, sweep);
   GpusOptions gpus;
   CLI::App* gpus_cmd = app.add_subcommand("gpus", "List the built-in GPUs with the memory they report");
   setup_gpus(*gpus_cmd, gpus);
@@ -86,6 +89,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     }
     if (check_cmd->parsed()) {
       return run_check(check, out);
+    }
+    if (sweep_cmd->parsed()) {
+      return run_sweep(sweep, out);
     }
     if (gpus_cmd->parsed()) {
       return run_gpus(gpus, out);
