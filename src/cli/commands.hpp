@@ -36,6 +36,11 @@ struct ModelsOptions {
 void setup_models(CLI::App& app, ModelsOptions& o);
 int run_models(const ModelsOptions& o, std::ostream& out);
 
+/// `kvplan emit`: the engine's launch command for the plan (plan flags; --engine required).
+int run_emit(const PlanOptions& o, std::ostream& out);
+/// llama.cpp's spelling of a cache type: f16, bf16, f32, q8_0, ...
+std::string ggml_cache_name(const DType& t);
+
 struct CheckOptions {
   std::vector<std::string> files;
   std::vector<std::string> command;  // everything after "--": an engine's own command line

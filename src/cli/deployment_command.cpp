@@ -52,9 +52,20 @@ const std::vector<Flag> kSglang{
     {{"--dtype"}, &PlanOptions::weight_dtype},
     {{"--quantization"}, &PlanOptions::weight_dtype},
     {{"--host", "--port", "--served-model-name", "--api-key", "--tokenizer-path", "--revision", "--log-level",
-      "--chat-template"},
+      "--chat-template", "--max-running-requests"},
      nullptr},
     {{"--trust-remote-code", "--enable-metrics", "--disable-radix-cache"}, nullptr, false},
+};
+
+// TensorRT-LLM: trtllm-serve (tensorrt_llm/commands/serve.py).
+const std::vector<Flag> kTrtllm{
+    {{"--tp_size"}, &PlanOptions::tp},
+    {{"--pp_size"}, &PlanOptions::pp},
+    {{"--max_seq_len"}, &PlanOptions::max_model_len},
+    {{"--kv_cache_free_gpu_memory_fraction"}, &PlanOptions::free_gpu_memory_fraction},
+    {{"--max_num_tokens"}, &PlanOptions::max_num_tokens},
+    {{"--max_batch_size", "--host", "--port", "--backend", "--tokenizer", "--log_level"}, nullptr},
+    {{"--trust_remote_code"}, nullptr, false},
 };
 
 // llama.cpp: tools/server (common/arg.cpp).
@@ -115,6 +126,14 @@ Deployment read_engine_command(const std::vector<std::string>& command, const Pl
     flags = at(2) == "sglang.launch_server" ? &kSglang : &kVllm;
     d.plan.engine = base.engine == "raw" ? (flags == &kSglang ? "sglang" : "vllm") : base.engine;
     i = 3;
+  } else if (at(0) == "trtllm-serve") {
+    flags = &kTrtllm;
+    d.plan.engine = base.engine == "raw" ? "trtllm" : base.engine;
+    i = 1;
+    if (!at(1).empty() && at(1).front() != '-') {
+      d.plan.model = at(1);
+      i = 2;
+    }
   } else if (at(0) == "llama-server" || at(0).ends_with("/llama-server")) {
     flags = &kLlamaServer;
     d.plan.engine = base.engine == "raw" ? "llamacpp" : base.engine;
@@ -125,8 +144,8 @@ Deployment read_engine_command(const std::vector<std::string>& command, const Pl
     }
   } else {
     throw Error(fmt::format("cannot read the command '{}': kvplan reads 'vllm serve MODEL ...', 'python -m "
-                            "vllm.entrypoints.openai.api_server ...', 'python -m sglang.launch_server ...' and "
-                            "'llama-server ...'",
+                            "vllm.entrypoints.openai.api_server ...', 'python -m sglang.launch_server ...', "
+                            "'trtllm-serve MODEL ...' and 'llama-server ...'",
                             at(0)));
   }
   for (std::size_t k = 0; k < i; ++k) {  // the command itself, as annotations and messages name it

@@ -68,6 +68,10 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   CLI::App* check_cmd = app.add_subcommand(
       "check", "Will these deployments fit? Deployment files, or an engine's command line after '--'; exit 1 if any fails");
   setup_check(*check_cmd, check);
+  PlanOptions emit;
+  CLI::App* emit_cmd = app.add_subcommand("emit", "Print the engine's launch command that realizes the plan "
+                                                  "(--engine, --seq-len and --concurrency required)");
+  setup_plan(*emit_cmd, emit);
   SweepOptions sweep;
   CLI::App* sweep_cmd = app.add_subcommand("sweep", "Plan a grid of models x GPUs x counts x KV dtypes x PP x lengths");
   setup_sweep(*sweep_cmd, sweep);
@@ -89,6 +93,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     }
     if (check_cmd->parsed()) {
       return run_check(check, out);
+    }
+    if (emit_cmd->parsed()) {
+      return run_emit(emit, out);
     }
     if (sweep_cmd->parsed()) {
       return run_sweep(sweep, out);
