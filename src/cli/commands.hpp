@@ -63,6 +63,13 @@ struct GpusOptions {
 void setup_gpus(CLI::App& app, GpusOptions& o);
 int run_gpus(const GpusOptions& o, std::ostream& out);
 
+/// `kvplan generate man|bash|zsh|fish`, from the app's own definitions (hidden from --help).
+struct GenerateOptions {
+  std::string what, output;
+};
+void setup_generate(CLI::App& app, GenerateOptions& o);
+int run_generate(const CLI::App& root, const GenerateOptions& o, std::ostream& out);
+
 /// "0.1.0"
 const char* version();
 

@@ -78,6 +78,10 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   GpusOptions gpus;
   CLI::App* gpus_cmd = app.add_subcommand("gpus", "List the built-in GPUs with the memory they report");
   setup_gpus(*gpus_cmd, gpus);
+  GenerateOptions generate;
+  CLI::App* generate_cmd = app.add_subcommand("generate", "Print the man page or a shell completion script");
+  generate_cmd->group("");  // hidden: the build uses it, users get the installed files
+  setup_generate(*generate_cmd, generate);
   app.require_subcommand(0, 1);
   try {
     std::vector<std::string> own = args;
@@ -90,6 +94,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     app.parse(reversed);
     if (models_cmd->parsed()) {
       return run_models(models, out);
+    }
+    if (generate_cmd->parsed()) {
+      return run_generate(app, generate, out);
     }
     if (check_cmd->parsed()) {
       return run_check(check, out);
