@@ -58,6 +58,7 @@ struct EngineInputs {
   DType kv_dtype;                          // vLLM, SGLang, TRT-LLM cache dtype ("auto" resolved)
   std::uint32_t tensor_parallel = 1;
   std::uint32_t pipeline_parallel = 1;
+  std::uint32_t context_parallel = 1;      // vLLM: decode context parallelism inside the TP group
   bool last_stage = true;                  // the pipeline stage that samples (computes the logits)
   std::uint64_t gpu_memory_bytes = 0;      // CUDA total per GPU
   std::optional<std::uint64_t> max_model_len;  // --max-model-len / context length, when given

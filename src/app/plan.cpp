@@ -231,6 +231,7 @@ EnginePrediction run_engine(const PlanInputs& in, const Deployment& shape) {
   ei.kv_dtype = in.kv_dtype;
   ei.tensor_parallel = in.tensor_parallel;
   ei.pipeline_parallel = in.pipeline_parallel;
+  ei.context_parallel = in.context_parallel;
   ei.last_stage = in.stage + 1 == in.pipeline_parallel;
   ei.gpu_memory_bytes = in.vram_bytes;
   if (in.max_model_len_given) {

@@ -97,12 +97,20 @@ void load_parallelism(const PlanOptions& o, PlanInputs& in) {
                             in.pipeline_parallel, in.model.num_hidden_layers));
   }
   in.context_parallel = o.cp.empty() ? 1 : static_cast<std::uint32_t>(parse_count("--cp", o.cp, 1024));
+  // Ring attention adds its own GPUs; vLLM's decode context parallelism splits the TP group instead.
+  const bool dcp = in.engine.profile != nullptr && in.engine.profile->name == "vllm";
+  const std::uint32_t cp_gpus = dcp ? 1 : in.context_parallel;
   if (o.tp.empty()) {
-    in.tensor_parallel = std::max<std::uint32_t>(1, in.gpu_count / (in.pipeline_parallel * in.context_parallel));
+    in.tensor_parallel = std::max<std::uint32_t>(1, in.gpu_count / (in.pipeline_parallel * cp_gpus));
   } else {
     in.tensor_parallel = static_cast<std::uint32_t>(parse_count("--tp", o.tp, 1024));
   }
-  const std::uint32_t group = in.tensor_parallel * in.pipeline_parallel * in.context_parallel;
+  if (dcp && in.tensor_parallel % in.context_parallel != 0) {
+    throw Error(fmt::format("--cp {} must divide --tp {}: vLLM's decode context parallelism "
+                            "(--decode-context-parallel-size) splits the tensor-parallel group",
+                            in.context_parallel, in.tensor_parallel));
+  }
+  const std::uint32_t group = in.tensor_parallel * in.pipeline_parallel * cp_gpus;
   if (!o.gpu.empty() && in.gpu_count % group != 0) {
     throw Error(fmt::format("--tp {} × --pp {} × --cp {} = {} GPUs does not divide the {} GPUs of --gpu {}",
                             in.tensor_parallel, in.pipeline_parallel, in.context_parallel, group, in.gpu_count, o.gpu));
@@ -281,9 +289,9 @@ void load_engine(const PlanOptions& o, PlanInputs& in) {
     in.kv_dtype = require_dtype(kv_dtypes(), "--kv-cache-dtype",
                                 o.kv_cache_dtype == "auto" ? in.model.torch_dtype : o.kv_cache_dtype);
   }
-  if (in.engine.profile != nullptr && in.context_parallel > 1) {
-    throw Error(fmt::format("--cp with --engine {} is not modelled yet (vLLM's decode-context-parallel subdivides the "
-                            "TP group; TensorRT-LLM disables KV estimation under CP); use --engine raw",
+  if (in.engine.profile != nullptr && in.engine.profile->name != "vllm" && in.context_parallel > 1) {
+    throw Error(fmt::format("--cp with --engine {} is not modelled (SGLang's decode CP and TensorRT-LLM's Helix are "
+                            "open; TensorRT-LLM disables KV estimation under CP); use --engine raw or vllm",
                             in.engine.profile->name));
   }
   if (in.engine.profile != nullptr && in.engine.profile->name == "llamacpp" && in.tensor_parallel > 1) {
@@ -354,6 +362,7 @@ void setup_plan(CLI::App& app, PlanOptions& o) {
 PlanInputs plan_inputs(const PlanOptions& o) {
   PlanInputs in;
   in.version = version();
+  in.engine = parse_engine(o.engine);  // parallelism depends on it (vLLM's DCP lives inside TP)
   load_model(o, in);
   load_memory(o, in);
   load_parallelism(o, in);

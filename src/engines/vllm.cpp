@@ -8,6 +8,7 @@
 
 #include "engine_util.hpp"
 #include "kvplan/budget.hpp"
+#include "kvplan/error.hpp"
 #include "kvplan/engine.hpp"
 #include "kvplan/quantity.hpp"
 #include "kvplan/units.hpp"
@@ -88,12 +89,14 @@ Layout layout(const std::vector<LayerType>& types, std::uint64_t block) {
 }
 
 // kv_cache_interface.py max_memory_usage_bytes, in blocks, for one request of `len` tokens.
-std::uint64_t blocks_per_request(const Layout& l, std::uint64_t len, std::uint64_t batched_tokens) {
+// Decode context parallelism (dcp > 1) gives each rank cdiv(len, dcp) of a request's tokens
+// (FullAttentionSpec.max_memory_usage_bytes); Mamba state stays whole on every rank.
+std::uint64_t blocks_per_request(const Layout& l, std::uint64_t len, std::uint64_t batched_tokens, std::uint64_t dcp) {
   std::uint64_t blocks = 0;
   for (const LayerType& g : l.group_kinds) {
     switch (g.kind) {
       case LayerType::Kind::full:
-        blocks += ceil_div(len, l.block_size);
+        blocks += ceil_div(ceil_div(len, dcp), l.block_size);
         break;
       case LayerType::Kind::sliding:  // SlidingWindowSpec: the window may not start at a block edge
         blocks += ceil_div(std::min(g.window - 1 + batched_tokens, len), l.block_size) + 1;
@@ -158,14 +161,19 @@ EnginePrediction predict_vllm(const EngineInputs& in) {
 
   const std::vector<LayerType> types = engines::layer_types(m, in.kv_dtype, in.tensor_parallel);
   const Layout l = layout(types, s.block_size.value_or(16));
+  const std::uint64_t dcp = std::max<std::uint32_t>(in.context_parallel, 1);
+  if (dcp > 1 && std::any_of(types.begin(), types.end(), [](const LayerType& t) { return t.kind == LayerType::Kind::sliding; })) {
+    throw Error("vLLM does not support decode context parallelism with sliding-window layers (kv_cache_interface.py "
+                "asserts it off)");
+  }
   const std::uint64_t bytes_per_block = sat_mul(l.page_bytes, l.group_size);
   const std::uint64_t num_blocks = bytes_per_block == 0 ? 0 : available / bytes_per_block;
-  const std::uint64_t per_request = blocks_per_request(l, p.max_model_len, batched);
+  const std::uint64_t per_request = blocks_per_request(l, p.max_model_len, batched, dcp);
   const double concurrency = static_cast<double>(num_blocks) / static_cast<double>(per_request);
   const std::uint64_t groups = l.group_kinds.size();
   const std::uint64_t tokens = in.version >= kTokensFromConcurrencySince
                                    ? static_cast<std::uint64_t>(concurrency * static_cast<double>(p.max_model_len))
-                                   : num_blocks / groups * l.block_size;
+                                   : num_blocks / groups * l.block_size * dcp;  // "Multiplying ... by the cp_world_size"
   p.fields = {
       {"available_kv_cache_bytes", "Available KV cache memory", Cell::bytes(available), ""},
       {"num_gpu_blocks", "KV cache blocks", Cell::count(num_blocks),
@@ -183,6 +191,13 @@ EnginePrediction predict_vllm(const EngineInputs& in) {
       {"max_num_batched_tokens", "max_num_batched_tokens", Cell::tokens(batched), ""},
       {"max_num_seqs", "max_num_seqs", Cell::count(max_seqs), ""},
   };
+  if (dcp > 1) {
+    p.fields.push_back({"decode_context_parallel_size", "decode_context_parallel_size", Cell::count(dcp),
+                        "each rank holds cdiv(tokens, dcp) of every request"});
+    p.log_lines.insert(p.log_lines.begin(), fmt::format("Multiplying the GPU KV cache size by the cp_world_size {} "
+                                                        "(pcp_world_size 1 * dcp_world_size {}).",
+                                                        dcp, dcp));
+  }
   if (!l.note.empty()) {
     p.log_lines.push_back(l.note);
   }
@@ -202,7 +217,7 @@ EnginePrediction predict_vllm(const EngineInputs& in) {
     std::uint64_t hi = p.max_model_len;
     while (hi - lo > 1) {  // estimate_max_model_len: largest length whose blocks fit
       const std::uint64_t mid = lo + (hi - lo) / 2;
-      (blocks_per_request(l, mid, batched) <= num_blocks ? lo : hi) = mid;
+      (blocks_per_request(l, mid, batched, dcp) <= num_blocks ? lo : hi) = mid;
     }
     p.log_lines.push_back(fmt::format(
         "ValueError: To serve at least one request with the models's max seq len ({}), ({} GiB KV cache is needed, "
@@ -213,7 +228,7 @@ EnginePrediction predict_vllm(const EngineInputs& in) {
   }
   for (std::uint64_t len : in.frontier_lengths) {
     if (len <= p.max_model_len) {
-      p.frontier.emplace_back(len, num_blocks / blocks_per_request(l, len, batched));
+      p.frontier.emplace_back(len, num_blocks / blocks_per_request(l, len, batched, dcp));
     }
   }
   p.notes.push_back("Block 0 is vLLM's null block; the logged figures count it, as vLLM does.");
