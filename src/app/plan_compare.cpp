@@ -1,6 +1,6 @@
 // Comparison tables at the plan's budget and shape, the --explain steps, and the advice that
 // turns "nothing fits" into the knob that would make it fit.
-#include "plan_compare.hpp"
+#include "plan_sections.hpp"
 
 #include <fmt/format.h>
 #include <variant>

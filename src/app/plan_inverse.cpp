@@ -7,7 +7,7 @@
 #include "kvplan/catalog.hpp"
 #include "kvplan/quantity.hpp"
 #include "kvplan/units.hpp"
-#include "plan_compare.hpp"
+#include "plan_sections.hpp"
 
 namespace kvplan {
 namespace {

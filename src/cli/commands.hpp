@@ -27,6 +27,8 @@ struct PlanOptions {
 void setup_plan(CLI::App& app, PlanOptions& o);
 /// Validates the flags once into typed inputs (throws kvplan::Error naming the flag).
 PlanInputs plan_inputs(const PlanOptions& o);
+/// The engine's own flags into in.engine_settings (engine_flags.cpp); in.engine is already parsed.
+void load_engine(const PlanOptions& o, PlanInputs& in);
 int run_plan(const PlanOptions& o, std::ostream& out, std::ostream& err);
 
 struct ModelsOptions {
