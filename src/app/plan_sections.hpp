@@ -1,5 +1,5 @@
-// The parts of the plan report beyond its core sections: comparison tables, --explain, advice, inverse
-// "nothing fits" advice (src/app only).
+// The parts of the plan report beyond its core sections: comparison tables, --explain, the "nothing
+// fits" advice, the inverse questions, engine sections and pipeline stages (src/app only).
 #pragma once
 
 #include <string>
