@@ -133,8 +133,9 @@ Deployment read_deployment_file(const std::string& path) {
     const std::string what = e.what();
     throw Error(fmt::format("{}:{}: not valid JSON: {}", path, line_at(text, e.byte == 0 ? 0 : e.byte - 1),
                             what.substr(what.rfind(": ") + 2)));
-  } catch (const json::exception& e) {
-    throw Error(fmt::format("{}: not valid JSON: {}", path, e.what()));
+  } catch (const json::exception& e) {  // out_of_range.406: a number too large for JSON's doubles
+    const std::string what = e.what();
+    throw Error(fmt::format("{}: not valid JSON: {}", path, what.substr(what.find("] ") + 2)));
   }
   if (!j.is_object()) {
     throw Error(fmt::format("{}:1: a deployment is a JSON object", path));
