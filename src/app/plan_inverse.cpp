@@ -102,29 +102,42 @@ void knob_fields(const PlanInputs& in, Section& s) {
   }
 }
 
+// Smallest power-of-two GPU count first; within it, tensor parallelism before pipeline before context
+// parallelism (ring attention adds GPUs; vLLM's decode CP splits the TP group; other engines: none).
 void fewest_gpus(const PlanInputs& in, Section& s) {
+  const std::string engine = in.engine.profile == nullptr ? "raw" : std::string(in.engine.profile->name);
   for (std::uint32_t gpus = 1; gpus <= 64; gpus *= 2) {
-    for (std::uint32_t pp = 1; pp <= gpus; pp *= 2) {
-      const std::uint32_t tp = gpus / pp;
-      if (tp_problem(in.model, tp) || pp > in.model.num_hidden_layers) {
-        continue;
+    for (std::uint32_t cp = 1; cp <= gpus; cp *= 2) {
+      if (cp > 1 && engine != "raw" && engine != "vllm") {
+        break;
       }
-      PlanInputs alt = in;
-      alt.gpu_count = gpus;
-      alt.tensor_parallel = tp;
-      alt.pipeline_parallel = pp;
-      alt.stage = 0;
-      if (serves(alt)) {
-        s.fields.push_back({"fewest_gpus", "Fewest GPUs", Cell::count(gpus),
-                            fmt::format("--gpu {}x{} --tp {} --pp {}", in.gpu->name, gpus, tp, pp)});
-        s.fields.push_back({"tp", "", Cell::count(tp), ""});
-        s.fields.push_back({"pp", "", Cell::count(pp), ""});
-        return;
+      for (std::uint32_t pp = 1; pp * (engine == "raw" ? cp : 1) <= gpus; pp *= 2) {
+        const std::uint32_t tp = gpus / (pp * (engine == "raw" ? cp : 1));
+        if (tp_problem(in.model, tp) || pp > in.model.num_hidden_layers || (engine == "vllm" && tp % cp != 0)) {
+          continue;
+        }
+        PlanInputs alt = in;
+        alt.gpu_count = gpus;
+        alt.tensor_parallel = tp;
+        alt.pipeline_parallel = pp;
+        alt.context_parallel = cp;
+        alt.replicas = 1;
+        alt.stage = 0;
+        if (serves(alt)) {
+          s.fields.push_back({"fewest_gpus", "Fewest GPUs", Cell::count(gpus),
+                              fmt::format("--gpu {}x{} --tp {} --pp {}{}", in.gpu->name, gpus, tp, pp,
+                                          cp > 1 ? fmt::format(" --cp {}", cp) : "")});
+          s.fields.push_back({"tp", "", Cell::count(tp), ""});
+          s.fields.push_back({"pp", "", Cell::count(pp), ""});
+          s.fields.push_back({"cp", "", Cell::count(cp), ""});
+          return;
+        }
       }
     }
   }
   s.fields.push_back({"fewest_gpus", "Fewest GPUs", Cell::none(),
-                      fmt::format("more than 64 {} (tensor and pipeline parallel, powers of two)", in.gpu->name)});
+                      fmt::format("more than 64 {} (tensor, pipeline and context parallel, powers of two)",
+                                  in.gpu->name)});
 }
 
 }  // namespace
