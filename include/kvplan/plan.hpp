@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -82,6 +83,14 @@ DType require_dtype(std::span<const DType> table, std::string_view option, std::
 /// apply to linear layers and experts; embeddings and norms keep the model's 16-bit dtype.
 /// Throws kvplan::Error for an unknown name or an unmodelled checkpoint quantization.
 WeightFormat weight_format(const ModelSpec& m, std::string_view name);
+
+/// Whether the plan serves --batch x --seq-len (on every pipeline stage).
+bool serves(const PlanInputs& in);
+
+/// Smallest value in [lo, hi] of a monotone knob (`set` applies it) for which the plan serves
+/// --batch x --seq-len; nullopt when even `hi` does not. The inverse questions and `emit` use it.
+std::optional<std::uint64_t> smallest_serving(const PlanInputs& in, std::uint64_t lo, std::uint64_t hi,
+                                              const std::function<void(PlanInputs&, std::uint64_t)>& set);
 
 /// Why `tp` cannot split this model, in vLLM's words, or nullopt when it can: tp must divide
 /// num_attention_heads, and the KV heads must divide tp or be divisible by it.

@@ -12,44 +12,6 @@
 namespace kvplan {
 namespace {
 
-// Every pipeline stage must hold the shape.
-bool serves(const PlanInputs& in) {
-  if (in.pipeline_parallel <= 1) {
-    return evaluate(in).fits;
-  }
-  for (std::uint32_t r = 0; r < in.pipeline_parallel; ++r) {
-    PlanInputs stage = in;
-    stage.model = pipeline_stage(in.model, in.pipeline_parallel, r);
-    stage.stage = r;
-    if (!evaluate(stage).fits) {
-      return false;
-    }
-  }
-  return true;
-}
-
-// Smallest value in [lo, hi] for which `set` then serves() holds, if hi does (monotone knobs).
-template <class Set>
-std::optional<std::uint64_t> smallest(const PlanInputs& in, std::uint64_t lo, std::uint64_t hi, Set set) {
-  auto ok = [&](std::uint64_t v) {
-    PlanInputs alt = in;
-    set(alt, v);
-    return serves(alt);
-  };
-  if (!ok(hi)) {
-    return std::nullopt;
-  }
-  while (lo < hi) {
-    const std::uint64_t mid = lo + (hi - lo) / 2;
-    if (ok(mid)) {
-      hi = mid;
-    } else {
-      lo = mid + 1;
-    }
-  }
-  return hi;
-}
-
 std::string fraction_text(std::uint64_t ppm) {
   return fmt::format("{:.3f}", static_cast<double>(ceil_div(ppm, 1000)) / 1000);
 }
@@ -57,7 +19,7 @@ std::string fraction_text(std::uint64_t ppm) {
 void knob_fields(const PlanInputs& in, Section& s) {
   const std::string engine = in.engine.profile == nullptr ? "raw" : std::string(in.engine.profile->name);
   auto fraction_field = [&](const char* key, const char* flag, auto set) {
-    const auto ppm = smallest(in, 1'000, 1'000'000, set);
+    const auto ppm = smallest_serving(in, 1'000, 1'000'000, set);
     s.fields.push_back({key, fmt::format("Smallest {}", flag),
                         ppm ? Cell::number(static_cast<double>(ceil_div(*ppm, 1000)) / 1000) : Cell::none(),
                         ppm ? fmt::format("{} {} serves it", flag, fraction_text(*ppm))
@@ -75,7 +37,7 @@ void knob_fields(const PlanInputs& in, Section& s) {
     // What the GPU has beside the weights bounds the KV cache (vLLM would fail to allocate more).
     const std::uint64_t weights =
         weight_bytes_per_gpu(in.model.params, in.weights, in.tensor_parallel * in.pipeline_parallel);
-    const auto bytes = smallest(in, 1, std::max<std::uint64_t>(1, sat_sub(in.vram_bytes, weights)), [](PlanInputs& a, std::uint64_t v) {
+    const auto bytes = smallest_serving(in, 1, std::max<std::uint64_t>(1, sat_sub(in.vram_bytes, weights)), [](PlanInputs& a, std::uint64_t v) {
       a.engine_settings.gpu_memory_utilization_ppm.reset();
       a.engine_settings.kv_cache_memory_bytes = v;
     });
@@ -141,6 +103,42 @@ void fewest_gpus(const PlanInputs& in, Section& s) {
 }
 
 }  // namespace
+
+bool serves(const PlanInputs& in) {
+  if (in.pipeline_parallel <= 1) {
+    return evaluate(in).fits;
+  }
+  for (std::uint32_t r = 0; r < in.pipeline_parallel; ++r) {  // every pipeline stage must hold the shape
+    PlanInputs stage = in;
+    stage.model = pipeline_stage(in.model, in.pipeline_parallel, r);
+    stage.stage = r;
+    if (!evaluate(stage).fits) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::optional<std::uint64_t> smallest_serving(const PlanInputs& in, std::uint64_t lo, std::uint64_t hi,
+                                              const std::function<void(PlanInputs&, std::uint64_t)>& set) {
+  auto ok = [&](std::uint64_t v) {
+    PlanInputs alt = in;
+    set(alt, v);
+    return serves(alt);
+  };
+  if (!ok(hi)) {
+    return std::nullopt;
+  }
+  while (lo < hi) {  // the knob is monotone: more memory never serves less
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    if (ok(mid)) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  return hi;
+}
 
 Section inverse_section(const PlanInputs& in) {
   Section s;

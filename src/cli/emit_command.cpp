@@ -21,29 +21,17 @@ struct Knob {
 };
 
 Knob fraction_to_emit(PlanInputs& in, std::optional<std::uint32_t> EngineSettings::*knob) {
-  if (in.engine_settings.*knob || evaluate(in).fits) {
+  if (in.engine_settings.*knob || serves(in)) {
     return Knob{true, in.engine_settings.*knob};
   }
-  auto serves = [&](std::uint32_t ppm) {
-    PlanInputs alt = in;
-    alt.engine_settings.*knob = ppm;
-    return evaluate(alt).fits;
-  };
-  std::uint32_t lo = 1'000;
-  std::uint32_t hi = 1'000'000;
-  if (!serves(hi)) {
+  const auto ppm = smallest_serving(in, 1'000, 1'000'000, [knob](PlanInputs& alt, std::uint64_t v) {
+    alt.engine_settings.*knob = static_cast<std::uint32_t>(v);
+  });
+  if (!ppm) {
     return Knob{false, std::nullopt};
   }
-  while (lo < hi) {
-    const std::uint32_t mid = lo + (hi - lo) / 2;
-    if (serves(mid)) {
-      hi = mid;
-    } else {
-      lo = mid + 1;
-    }
-  }
-  const std::uint32_t rounded = std::min<std::uint32_t>(1'000'000, ((hi + 999) / 1000) * 1000);  // 0.001 steps
-  in.engine_settings.*knob = rounded;
+  const auto rounded = static_cast<std::uint32_t>(std::min<std::uint64_t>(1'000'000, (*ppm + 999) / 1000 * 1000));
+  in.engine_settings.*knob = rounded;  // 0.001 steps, as people write it
   return Knob{true, rounded};
 }
 
@@ -115,7 +103,7 @@ int run_emit(const PlanOptions& o, std::ostream& out) {
     const std::string ctv = ggml_cache_name(in.engine_settings.cache_type_v.value_or(in.kv_dtype));
     cmd = fmt::format("llama-server -m {}.gguf -c {} -np {} -ctk {} -ctv {} -fa on", in.model.name, n * len, n, ctk, ctv);
   }
-  if (!fraction.serves || !evaluate(in).fits) {
+  if (!fraction.serves || !serves(in)) {
     out << fmt::format("# kvplan: nothing serves {} x {} tokens with {} on {}; see 'kvplan --model {} --gpu {} --seq-len {} "
                        "--concurrency {} --engine {}'\n",
                        n, len, in.engine.profile->display, in.vram_label, in.model.name, in.vram_label, len, n, engine);
