@@ -27,6 +27,17 @@ std::string layout(const ModelSpec& m) {
   return out;
 }
 
+// KV heads the cache holds: the configured heads, or 1 for MLA's single latent (num_key_value_heads is
+// nominal there).
+std::uint32_t cached_kv_heads(const ModelSpec& m) {
+  for (const LayerGroup& g : m.layers) {
+    if (std::holds_alternative<LatentAttention>(g.spec)) {
+      return 1;
+    }
+  }
+  return m.dense_attention.num_key_value_heads;
+}
+
 Document list_document() {
   Document doc;
   Section s;
@@ -39,7 +50,7 @@ Document list_document() {
   const DType& bf16 = *find_dtype(kv_dtypes(), "bf16");
   for (const Preset& p : presets()) {
     t.rows.push_back({Cell::str(p.name), Cell::str(p.hf_id), Cell::str(layout(p.spec)),
-                      Cell::count(p.spec.dense_attention.num_key_value_heads),
+                      Cell::count(cached_kv_heads(p.spec)),
                       Cell::bytes(model_kv_bytes_per_token(p.spec, bf16)), Cell::tokens(p.spec.max_position_embeddings),
                       Cell::str(fmt::format("{:.1f}B", static_cast<double>(p.spec.params.total()) / 1e9))});
   }
