@@ -59,6 +59,13 @@ struct SweepOptions {
 void setup_sweep(CLI::App& app, SweepOptions& o);
 int run_sweep(const SweepOptions& o, std::ostream& out);
 
+struct SimulateOptions {
+  PlanOptions plan;
+  std::string workload, trace, requests, rate, seed, blocks, shared_prefix;
+};
+void setup_simulate(CLI::App& app, SimulateOptions& o);
+int run_simulate(const SimulateOptions& o, std::ostream& out);
+
 struct GpusOptions {
   std::string format = "table";
 };

@@ -72,6 +72,10 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   CLI::App* emit_cmd = app.add_subcommand("emit", "Print the engine's launch command that realizes the plan "
                                                   "(--engine, --seq-len and --concurrency required)");
   setup_plan(*emit_cmd, emit);
+  SimulateOptions simulate;
+  CLI::App* simulate_cmd =
+      app.add_subcommand("simulate", "Compare paged and contiguous KV allocation under a request stream");
+  setup_simulate(*simulate_cmd, simulate);
   SweepOptions sweep;
   CLI::App* sweep_cmd = app.add_subcommand("sweep", "Plan a grid of models x GPUs x counts x KV dtypes x PP x lengths");
   setup_sweep(*sweep_cmd, sweep);
@@ -103,6 +107,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     }
     if (emit_cmd->parsed()) {
       return run_emit(emit, out);
+    }
+    if (simulate_cmd->parsed()) {
+      return run_simulate(simulate, out);
     }
     if (sweep_cmd->parsed()) {
       return run_sweep(sweep, out);
