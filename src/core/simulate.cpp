@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <deque>
+#include <functional>
+#include <map>
+#include <queue>
 
 #include "kvplan/units.hpp"
 
@@ -14,19 +17,29 @@ struct Pending {
   std::uint64_t done = 0;  // output tokens generated before a preemption (recomputed as prompt)
 };
 
+// A running request. Its size is a function of the step, so a decode step costs nothing per request:
+// at step s it holds base_tokens + (s - admit_step) tokens and has generated done + 1 + (s - admit_step).
 struct Active {
   Pending pending;
-  std::uint64_t own_tokens = 0;  // tokens this request holds (the shared prefix aside when sharing)
-  std::uint64_t reserved = 0;    // token slots allocated to it
-  std::uint64_t generated = 0;   // output tokens so far, `done` included
+  std::uint64_t admit_step = 0;
+  std::uint64_t base_tokens = 0;  // tokens held at admission (the shared prefix aside when sharing)
+  std::uint64_t reserved = 0;     // token slots allocated to it
+  std::uint64_t finish_step = 0;
+};
+
+struct Event {
+  std::uint64_t seq = 0;  // admission sequence number: a preempted request's old events match nothing
+  bool finish = false;    // else: it needs its next block at this step
 };
 
 class Simulator {
  public:
   Simulator(const AllocatorSpec& a, const SimConfig& c) : m_a(a), m_c(c) {
-    m_block = a.kind == AllocatorKind::paged || a.kind == AllocatorKind::paged_shared ? std::max<std::uint64_t>(a.block_tokens, 1) : 1;
+    m_paged = a.kind == AllocatorKind::paged || a.kind == AllocatorKind::paged_shared;
+    m_block = m_paged ? std::max<std::uint64_t>(a.block_tokens, 1) : 1;
     m_shares = a.kind == AllocatorKind::paged_shared;
     m_prefix_reserved = m_shares ? round_up(c.shared_prefix_tokens, m_block) : 0;
+    m_wheel.resize(c.max_model_len + m_block + 2);  // no event is ever further ahead than this
   }
 
   // Token slots a request needs to start: its prompt and first output token.
@@ -76,11 +89,12 @@ class Simulator {
         ++m_stats.requests;
         upcoming = next();
       }
-      decode();
-      admit();
+      m_used += m_running.size();  // every running request adds a token
+      grow(step);
+      admit(step);
       record(step, stride);
-      finish();
-      ++step;
+      finish(step);
+      step = skip_quiet_steps(step, upcoming, stride) + 1;
     }
     m_stats.steps = step - first_step;
     m_stats.capacity = m_c.capacity_tokens;
@@ -92,44 +106,126 @@ class Simulator {
   }
 
  private:
-  std::uint64_t free_slots() const { return m_c.capacity_tokens - m_reserved - shared_reserved(); }
   std::uint64_t shared_reserved() const { return m_shares && !m_running.empty() ? m_prefix_reserved : 0; }
+  std::uint64_t free_slots() const { return m_c.capacity_tokens - m_reserved - shared_reserved(); }
+  std::vector<Event>& bucket(std::uint64_t step) { return m_wheel[step % m_wheel.size()]; }
+  void add_event(std::uint64_t step, Event e) {
+    bucket(step).push_back(e);
+    m_event_steps.push(step);
+  }
 
-  // Every running request adds a token; a paged one takes a new block when it crosses a block edge,
-  // preempting the most recently admitted request (vLLM's recompute policy) when none is free.
-  void decode() {
-    for (std::size_t i = 0; i < m_running.size(); ++i) {
-      Active& a = m_running[i];
-      ++a.own_tokens;
-      ++a.generated;
-      if (a.own_tokens <= a.reserved) {
-        continue;  // contiguous reservations never run out; a paged request within its last block
+  // Until the next event nothing can change but the running requests' lengths: the head of the queue
+  // stays blocked, or (queue empty) nothing arrives before `upcoming`. Account for those steps in
+  // closed form and return the last of them (or `step` when the next step has work).
+  std::uint64_t skip_quiet_steps(std::uint64_t step, const std::optional<SimRequest>& upcoming, std::uint64_t& stride) {
+    while (!m_event_steps.empty() && m_event_steps.top() <= step) {
+      m_event_steps.pop();
+    }
+    if (m_running.empty() || m_event_steps.empty() || head_can_start()) {
+      return step;  // the next step has work: completions at this step may have made room
+    }
+    std::uint64_t until = m_event_steps.top();  // the next step with an event
+    if (m_waiting.empty() && upcoming) {
+      until = std::min(until, upcoming->arrival_step);
+    }
+    if (until <= step + 1) {
+      return step;
+    }
+    const std::uint64_t quiet = until - step - 1;
+    const std::uint64_t n = m_running.size();
+    const std::uint64_t prefix = m_shares ? m_c.shared_prefix_tokens : 0;
+    const double base = static_cast<double>(m_used + prefix);
+    const double k = static_cast<double>(quiet);
+    m_sum_used += k * base + static_cast<double>(n) * k * (k + 1) / 2;  // lengths grow by n per step
+    m_sum_reserved += k * static_cast<double>(m_reserved + shared_reserved());
+    m_sum_running += k * static_cast<double>(n);
+    for (std::uint64_t u = (step / stride + 1) * stride; u < until; u = (u / stride + 1) * stride) {
+      m_stats.series.push_back(SimSample{u, m_used + prefix + (u - step) * n, m_reserved + shared_reserved(), n});
+      thin_series(stride);
+    }
+    m_used += quiet * n;
+    return until - 1;
+  }
+
+  // Whether the next admission attempt would change anything: admit, or reject, the head.
+  bool head_can_start() const {
+    if (m_waiting.empty()) {
+      return false;
+    }
+    const Pending& p = m_waiting.front();
+    const std::uint64_t total = m_c.shared_prefix_tokens + p.request.prompt_tokens + p.request.output_tokens;
+    if (total > m_c.max_model_len || peak(p) > m_c.capacity_tokens) {
+      return true;
+    }
+    return initial(p) + (m_shares && m_running.empty() ? m_prefix_reserved : 0) <= free_slots();
+  }
+
+  void thin_series(std::uint64_t& stride) {
+    if (m_stats.series.size() >= 2 * std::max<std::uint64_t>(m_c.series_points, 1)) {
+      std::vector<SimSample> kept;  // halve the resolution: memory stays bounded however long the run
+      for (std::size_t i = 0; i < m_stats.series.size(); i += 2) {
+        kept.push_back(m_stats.series[i]);
       }
-      while (free_slots() < m_block && !m_running.empty()) {
-        const std::size_t victim = m_running.size() - 1;
-        preempt(victim);
-        if (victim == i) {
+      m_stats.series = std::move(kept);
+      stride *= 2;
+    }
+  }
+  std::uint64_t tokens_at(const Active& a, std::uint64_t step) const { return a.base_tokens + (step - a.admit_step); }
+
+  // Paged requests whose tokens cross a block edge now take a block, preempting the most recently
+  // admitted request (vLLM's recompute policy) while none is free.
+  void grow(std::uint64_t step) {
+    std::vector<Event> due;
+    due.swap(bucket(step));
+    // In admission order, as a scheduler walks its running queue.
+    std::sort(due.begin(), due.end(), [](const Event& x, const Event& y) { return x.seq < y.seq; });
+    for (const Event& e : due) {
+      if (e.finish) {
+        bucket(step).push_back(e);  // finishes are handled after the step is recorded (already in the heap)
+        continue;
+      }
+      auto it = m_running.find(e.seq);
+      if (it == m_running.end()) {
+        continue;  // preempted since
+      }
+      while (free_slots() < m_block) {
+        const std::uint64_t victim = m_running.rbegin()->first;
+        preempt(victim, step);
+        if (victim == e.seq) {
           break;
         }
       }
-      if (i < m_running.size() && &m_running[i] == &a && free_slots() >= m_block) {
-        a.reserved += m_block;
-        m_reserved += m_block;
+      it = m_running.find(e.seq);
+      if (it == m_running.end()) {
+        continue;
       }
+      it->second.reserved += m_block;
+      m_reserved += m_block;
+      schedule_block(e.seq, it->second, step);
     }
   }
 
-  void preempt(std::size_t index) {
-    Active a = m_running[index];
+  void schedule_block(std::uint64_t seq, const Active& a, std::uint64_t step) {
+    // The step at which it holds reserved + 1 tokens.
+    const std::uint64_t at = a.admit_step + (a.reserved + 1 - a.base_tokens);
+    if (m_paged && at <= a.finish_step && at > step) {
+      add_event(at, Event{seq, false});
+    }
+  }
+
+  void preempt(std::uint64_t seq, std::uint64_t step) {
+    const auto it = m_running.find(seq);
+    const Active& a = it->second;
+    m_used -= tokens_at(a, step);
     m_reserved -= a.reserved;
-    m_running.erase(m_running.begin() + static_cast<std::ptrdiff_t>(index));
     Pending p = a.pending;
-    p.done = a.generated;
+    p.done += step - a.admit_step;  // the token of this step is not produced: it is preempted first
     m_waiting.push_front(p);
+    m_running.erase(it);
     ++m_stats.preemptions;
   }
 
-  void admit() {
+  void admit(std::uint64_t step) {
     while (!m_waiting.empty()) {
       const Pending& p = m_waiting.front();
       const std::uint64_t total = m_c.shared_prefix_tokens + p.request.prompt_tokens + p.request.output_tokens;
@@ -144,20 +240,22 @@ class Simulator {
       }
       Active a;
       a.pending = p;
-      a.generated = p.done + 1;
-      a.own_tokens = (m_shares ? 0 : m_c.shared_prefix_tokens) + p.request.prompt_tokens + a.generated;
+      a.admit_step = step;
+      a.base_tokens = (m_shares ? 0 : m_c.shared_prefix_tokens) + p.request.prompt_tokens + p.done + 1;
       a.reserved = initial(p);
+      a.finish_step = step + (p.request.output_tokens - std::min(p.request.output_tokens, p.done + 1));
       m_reserved += a.reserved;
+      m_used += a.base_tokens;
+      const std::uint64_t seq = m_next_seq++;
+      add_event(a.finish_step, Event{seq, true});
+      schedule_block(seq, a, step);
+      m_running.emplace(seq, a);
       m_waiting.pop_front();
-      m_running.push_back(a);
     }
   }
 
   void record(std::uint64_t step, std::uint64_t& stride) {
-    std::uint64_t used = m_running.empty() || !m_shares ? 0 : m_c.shared_prefix_tokens;
-    for (const Active& a : m_running) {
-      used += a.own_tokens;
-    }
+    const std::uint64_t used = m_used + (m_shares && !m_running.empty() ? m_c.shared_prefix_tokens : 0);
     const std::uint64_t reserved = m_reserved + shared_reserved();
     m_sum_used += static_cast<double>(used);
     m_sum_reserved += static_cast<double>(reserved);
@@ -165,36 +263,38 @@ class Simulator {
     m_stats.peak_running = std::max<std::uint64_t>(m_stats.peak_running, m_running.size());
     if (step % stride == 0) {
       m_stats.series.push_back(SimSample{step, used, reserved, m_running.size()});
-      if (m_stats.series.size() >= 2 * std::max<std::uint64_t>(m_c.series_points, 1)) {
-        std::vector<SimSample> kept;  // halve the resolution: memory stays bounded however long the run
-        for (std::size_t i = 0; i < m_stats.series.size(); i += 2) {
-          kept.push_back(m_stats.series[i]);
-        }
-        m_stats.series = std::move(kept);
-        stride *= 2;
-      }
+      thin_series(stride);
     }
   }
 
-  void finish() {
-    auto done = [&](const Active& a) { return a.generated >= a.pending.request.output_tokens; };
-    for (const Active& a : m_running) {
-      if (done(a)) {
-        m_reserved -= a.reserved;
-        ++m_stats.completed;
+  void finish(std::uint64_t step) {
+    std::vector<Event> due;
+    due.swap(bucket(step));
+    for (const Event& e : due) {
+      const auto it = m_running.find(e.seq);
+      if (!e.finish || it == m_running.end()) {
+        continue;
       }
+      m_used -= tokens_at(it->second, step);
+      m_reserved -= it->second.reserved;
+      m_running.erase(it);
+      ++m_stats.completed;
     }
-    m_running.erase(std::remove_if(m_running.begin(), m_running.end(), done), m_running.end());
   }
 
   AllocatorSpec m_a;
   SimConfig m_c;
+  bool m_paged = false;
   std::uint64_t m_block = 1;
   bool m_shares = false;
   std::uint64_t m_prefix_reserved = 0;
   std::deque<Pending> m_waiting;
-  std::vector<Active> m_running;
+  std::map<std::uint64_t, Active> m_running;  // by admission order: the newest is last
+  std::vector<std::vector<Event>> m_wheel;    // events by step, modulo the longest horizon
+  std::priority_queue<std::uint64_t, std::vector<std::uint64_t>, std::greater<>> m_event_steps;
+  std::uint64_t m_next_seq = 0;
   std::uint64_t m_reserved = 0;
+  std::uint64_t m_used = 0;                   // token states held, the shared prefix aside
   double m_sum_used = 0;
   double m_sum_reserved = 0;
   double m_sum_running = 0;
