@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <deque>
 #include <functional>
-#include <map>
 #include <queue>
 
 #include "kvplan/units.hpp"
@@ -28,8 +27,66 @@ struct Active {
 };
 
 struct Event {
-  std::uint64_t seq = 0;  // admission sequence number: a preempted request's old events match nothing
-  bool finish = false;    // else: it needs its next block at this step
+  std::uint64_t seq = 0;   // admission sequence number: a preempted request's old events match nothing
+  std::uint32_t slot = 0;  // where the request lives in RunningSet
+  bool finish = false;     // else: it needs its next block at this step
+};
+
+// The running requests in slots (constant-time lookup by slot and sequence number) and in admission
+// order (the newest is preempted first). Finished slots are reused and the order list is compacted,
+// so memory follows the running requests, not the finished ones.
+class RunningSet {
+ public:
+  std::size_t size() const { return m_live; }
+  bool empty() const { return m_live == 0; }
+
+  bool contains(std::uint64_t seq, std::uint32_t slot) const { return slot < m_seq.size() && m_seq[slot] == seq; }
+  Active& at(std::uint32_t slot) { return m_slots[slot]; }  // for a slot that contains() confirmed
+
+  std::uint32_t insert(std::uint64_t seq, const Active& a) {
+    std::uint32_t slot = 0;
+    if (m_free.empty()) {
+      slot = static_cast<std::uint32_t>(m_slots.size());
+      m_slots.push_back(a);
+      m_seq.push_back(seq);
+    } else {
+      slot = m_free.back();
+      m_free.pop_back();
+      m_slots[slot] = a;
+      m_seq[slot] = seq;
+    }
+    m_order.emplace_back(seq, slot);
+    ++m_live;
+    return slot;
+  }
+
+  void erase(std::uint64_t seq, std::uint32_t slot) {
+    if (!contains(seq, slot)) {
+      return;
+    }
+    m_seq[slot] = kNone;
+    m_free.push_back(slot);
+    --m_live;
+    if (m_order.size() > 2 * m_live + 64) {
+      std::erase_if(m_order, [&](const auto& o) { return m_seq[o.second] != o.first; });
+    }
+  }
+
+  // The most recently admitted running request (the set must not be empty).
+  std::pair<std::uint64_t, std::uint32_t> newest() {
+    while (m_seq[m_order.back().second] != m_order.back().first) {
+      m_order.pop_back();
+    }
+    return m_order.back();
+  }
+
+ private:
+  static constexpr std::uint64_t kNone = ~std::uint64_t{0};
+  std::vector<Active> m_slots;
+  std::vector<std::uint64_t> m_seq;  // per slot: the sequence number living there, or kNone
+  std::vector<std::uint32_t> m_free;
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> m_order;
+  std::size_t m_live = 0;
 };
 
 class Simulator {
@@ -90,8 +147,11 @@ class Simulator {
         upcoming = next();
       }
       m_used += m_running.size();  // every running request adds a token
+      const std::uint64_t preempted_before = m_stats.preemptions;
       grow(step);
-      admit(step);
+      if (m_stats.preemptions == preempted_before) {
+        admit(step);  // as vLLM's scheduler: no new prefills in a step that had to preempt
+      }
       record(step, stride);
       finish(step);
       step = skip_quiet_steps(step, upcoming, stride) + 1;
@@ -109,6 +169,14 @@ class Simulator {
   std::uint64_t shared_reserved() const { return m_shares && !m_running.empty() ? m_prefix_reserved : 0; }
   std::uint64_t free_slots() const { return m_c.capacity_tokens - m_reserved - shared_reserved(); }
   std::vector<Event>& bucket(std::uint64_t step) { return m_wheel[step % m_wheel.size()]; }
+  // The events due at `step`, moved out of the wheel into a reused buffer (no allocation per step).
+  std::vector<Event>& take(std::uint64_t step) {
+    std::vector<Event>& b = bucket(step);
+    m_due.assign(b.begin(), b.end());
+    b.clear();
+    return m_due;
+  }
+
   void add_event(std::uint64_t step, Event e) {
     bucket(step).push_back(e);
     m_event_steps.push(step);
@@ -175,8 +243,7 @@ class Simulator {
   // Paged requests whose tokens cross a block edge now take a block, preempting the most recently
   // admitted request (vLLM's recompute policy) while none is free.
   void grow(std::uint64_t step) {
-    std::vector<Event> due;
-    due.swap(bucket(step));
+    std::vector<Event>& due = take(step);
     // In admission order, as a scheduler walks its running queue.
     std::sort(due.begin(), due.end(), [](const Event& x, const Event& y) { return x.seq < y.seq; });
     for (const Event& e : due) {
@@ -184,44 +251,42 @@ class Simulator {
         bucket(step).push_back(e);  // finishes are handled after the step is recorded (already in the heap)
         continue;
       }
-      auto it = m_running.find(e.seq);
-      if (it == m_running.end()) {
+      if (!m_running.contains(e.seq, e.slot)) {
         continue;  // preempted since
       }
       while (free_slots() < m_block) {
-        const std::uint64_t victim = m_running.rbegin()->first;
-        preempt(victim, step);
+        const auto [victim, victim_slot] = m_running.newest();
+        preempt(victim, victim_slot, step);
         if (victim == e.seq) {
           break;
         }
       }
-      it = m_running.find(e.seq);
-      if (it == m_running.end()) {
-        continue;
+      if (!m_running.contains(e.seq, e.slot)) {
+        continue;  // it was the newest and preempted itself
       }
-      it->second.reserved += m_block;
+      Active& a = m_running.at(e.slot);
+      a.reserved += m_block;
       m_reserved += m_block;
-      schedule_block(e.seq, it->second, step);
+      schedule_block(e.seq, e.slot, a, step);
     }
   }
 
-  void schedule_block(std::uint64_t seq, const Active& a, std::uint64_t step) {
+  void schedule_block(std::uint64_t seq, std::uint32_t slot, const Active& a, std::uint64_t step) {
     // The step at which it holds reserved + 1 tokens.
     const std::uint64_t at = a.admit_step + (a.reserved + 1 - a.base_tokens);
     if (m_paged && at <= a.finish_step && at > step) {
-      add_event(at, Event{seq, false});
+      add_event(at, Event{seq, slot, false});
     }
   }
 
-  void preempt(std::uint64_t seq, std::uint64_t step) {
-    const auto it = m_running.find(seq);
-    const Active& a = it->second;
+  void preempt(std::uint64_t seq, std::uint32_t slot, std::uint64_t step) {
+    const Active& a = m_running.at(slot);
     m_used -= tokens_at(a, step);
     m_reserved -= a.reserved;
     Pending p = a.pending;
     p.done += step - a.admit_step;  // the token of this step is not produced: it is preempted first
     m_waiting.push_front(p);
-    m_running.erase(it);
+    m_running.erase(seq, slot);
     ++m_stats.preemptions;
   }
 
@@ -247,9 +312,9 @@ class Simulator {
       m_reserved += a.reserved;
       m_used += a.base_tokens;
       const std::uint64_t seq = m_next_seq++;
-      add_event(a.finish_step, Event{seq, true});
-      schedule_block(seq, a, step);
-      m_running.emplace(seq, a);
+      const std::uint32_t slot = m_running.insert(seq, a);
+      add_event(a.finish_step, Event{seq, slot, true});
+      schedule_block(seq, slot, a, step);
       m_waiting.pop_front();
     }
   }
@@ -268,16 +333,15 @@ class Simulator {
   }
 
   void finish(std::uint64_t step) {
-    std::vector<Event> due;
-    due.swap(bucket(step));
+    std::vector<Event>& due = take(step);
     for (const Event& e : due) {
-      const auto it = m_running.find(e.seq);
-      if (!e.finish || it == m_running.end()) {
+      if (!e.finish || !m_running.contains(e.seq, e.slot)) {
         continue;
       }
-      m_used -= tokens_at(it->second, step);
-      m_reserved -= it->second.reserved;
-      m_running.erase(it);
+      const Active& a = m_running.at(e.slot);
+      m_used -= tokens_at(a, step);
+      m_reserved -= a.reserved;
+      m_running.erase(e.seq, e.slot);
       ++m_stats.completed;
     }
   }
@@ -289,7 +353,8 @@ class Simulator {
   bool m_shares = false;
   std::uint64_t m_prefix_reserved = 0;
   std::deque<Pending> m_waiting;
-  std::map<std::uint64_t, Active> m_running;  // by admission order: the newest is last
+  RunningSet m_running;
+  std::vector<Event> m_due;
   std::vector<std::vector<Event>> m_wheel;    // events by step, modulo the longest horizon
   std::priority_queue<std::uint64_t, std::vector<std::uint64_t>, std::greater<>> m_event_steps;
   std::uint64_t m_next_seq = 0;
