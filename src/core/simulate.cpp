@@ -96,7 +96,12 @@ class Simulator {
     m_block = m_paged ? std::max<std::uint64_t>(a.block_tokens, 1) : 1;
     m_shares = a.kind == AllocatorKind::paged_shared;
     m_prefix_reserved = m_shares ? round_up(c.shared_prefix_tokens, m_block) : 0;
-    m_wheel.resize(c.max_model_len + m_block + 2);  // no event is ever further ahead than this
+    std::uint64_t horizon = 1;  // no event is ever further ahead than max_model_len + one block
+    while (horizon < c.max_model_len + m_block + 2) {
+      horizon *= 2;  // a power of two: the bucket of a step is a mask, not a division
+    }
+    m_wheel.resize(horizon);
+    m_mask = horizon - 1;
   }
 
   // Token slots a request needs to start: its prompt and first output token.
@@ -168,31 +173,60 @@ class Simulator {
  private:
   std::uint64_t shared_reserved() const { return m_shares && !m_running.empty() ? m_prefix_reserved : 0; }
   std::uint64_t free_slots() const { return m_c.capacity_tokens - m_reserved - shared_reserved(); }
-  std::vector<Event>& bucket(std::uint64_t step) { return m_wheel[step % m_wheel.size()]; }
+  std::vector<Event>& bucket(std::uint64_t step) { return m_wheel[step & m_mask]; }
   // The events due at `step`, moved out of the wheel into a reused buffer (no allocation per step).
   std::vector<Event>& take(std::uint64_t step) {
     std::vector<Event>& b = bucket(step);
     m_due.assign(b.begin(), b.end());
+    for (const Event& e : b) {
+      m_pending_blocks -= e.finish ? 0 : 1;
+    }
     b.clear();
     return m_due;
   }
 
   void add_event(std::uint64_t step, Event e) {
     bucket(step).push_back(e);
-    m_event_steps.push(step);
+    if (e.finish) {
+      m_finish_steps.push(step);
+    } else {
+      ++m_pending_blocks;
+    }
+  }
+
+  // The next step after `step` with an event: the earliest finish (a heap, one entry per admission),
+  // or an earlier block event, found by scanning the wheel up to it (only while any is pending).
+  std::optional<std::uint64_t> next_event_step(std::uint64_t step) {
+    while (!m_finish_steps.empty() && m_finish_steps.top() <= step) {
+      m_finish_steps.pop();
+    }
+    std::optional<std::uint64_t> next;
+    if (!m_finish_steps.empty()) {
+      next = m_finish_steps.top();
+    }
+    if (m_pending_blocks > 0) {
+      const std::uint64_t limit = next ? *next : step + m_wheel.size();
+      for (std::uint64_t u = step + 1; u < limit; ++u) {
+        if (!bucket(u).empty()) {
+          return u;
+        }
+      }
+    }
+    return next;
   }
 
   // Until the next event nothing can change but the running requests' lengths: the head of the queue
   // stays blocked, or (queue empty) nothing arrives before `upcoming`. Account for those steps in
   // closed form and return the last of them (or `step` when the next step has work).
   std::uint64_t skip_quiet_steps(std::uint64_t step, const std::optional<SimRequest>& upcoming, std::uint64_t& stride) {
-    while (!m_event_steps.empty() && m_event_steps.top() <= step) {
-      m_event_steps.pop();
-    }
-    if (m_running.empty() || m_event_steps.empty() || head_can_start()) {
+    if (m_running.empty() || head_can_start()) {
       return step;  // the next step has work: completions at this step may have made room
     }
-    std::uint64_t until = m_event_steps.top();  // the next step with an event
+    const std::optional<std::uint64_t> next_event = next_event_step(step);
+    if (!next_event) {
+      return step;
+    }
+    std::uint64_t until = *next_event;
     if (m_waiting.empty() && upcoming) {
       until = std::min(until, upcoming->arrival_step);
     }
@@ -248,7 +282,7 @@ class Simulator {
     std::sort(due.begin(), due.end(), [](const Event& x, const Event& y) { return x.seq < y.seq; });
     for (const Event& e : due) {
       if (e.finish) {
-        bucket(step).push_back(e);  // finishes are handled after the step is recorded (already in the heap)
+        bucket(step).push_back(e);  // finishes are handled after the step is recorded
         continue;
       }
       if (!m_running.contains(e.seq, e.slot)) {
@@ -356,7 +390,9 @@ class Simulator {
   RunningSet m_running;
   std::vector<Event> m_due;
   std::vector<std::vector<Event>> m_wheel;    // events by step, modulo the longest horizon
-  std::priority_queue<std::uint64_t, std::vector<std::uint64_t>, std::greater<>> m_event_steps;
+  std::uint64_t m_mask = 0;
+  std::priority_queue<std::uint64_t, std::vector<std::uint64_t>, std::greater<>> m_finish_steps;
+  std::uint64_t m_pending_blocks = 0;  // block events in the wheel
   std::uint64_t m_next_seq = 0;
   std::uint64_t m_reserved = 0;
   std::uint64_t m_used = 0;                   // token states held, the shared prefix aside
