@@ -41,6 +41,7 @@ struct SimConfig {
   std::uint64_t max_model_len = 0;         // longest request (prompt + output) the server accepts
   std::uint64_t shared_prefix_tokens = 0;  // a system prompt every request starts with
   std::uint64_t series_points = 60;        // samples kept for the time series
+  std::uint64_t samples = 1;               // sequences per request: parallel samples (n) or beams
 };
 
 struct SimSample {

@@ -61,7 +61,7 @@ int run_sweep(const SweepOptions& o, std::ostream& out);
 
 struct SimulateOptions {
   PlanOptions plan;
-  std::string workload, trace, requests, rate, seed, blocks, shared_prefix;
+  std::string workload, trace, requests, rate, seed, blocks, shared_prefix, n, beam;
 };
 void setup_simulate(CLI::App& app, SimulateOptions& o);
 int run_simulate(const SimulateOptions& o, std::ostream& out);

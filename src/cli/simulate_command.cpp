@@ -48,6 +48,8 @@ void setup_simulate(CLI::App& app, SimulateOptions& o) {
   app.add_option("--seed", o.seed, "Random seed (default 0): the same seed gives the same stream");
   app.add_option("--blocks", o.blocks, "Paged block sizes to compare, e.g. 8,16,32 (default 16)");
   app.add_option("--shared-prefix", o.shared_prefix, "A system prompt of this many tokens before every request");
+  app.add_option("--n", o.n, "Parallel samples per request: their prompt is shared by the sharing allocator");
+  app.add_option("--beam", o.beam, "Beam width per request, modelled as that many samples sharing the prompt");
 }
 
 int run_simulate(const SimulateOptions& o, std::ostream& out) {
@@ -70,6 +72,10 @@ int run_simulate(const SimulateOptions& o, std::ostream& out) {
   config.max_model_len = in.max_model_len;
   config.shared_prefix_tokens =
       o.shared_prefix.empty() || o.shared_prefix == "0" ? 0 : parse_count("--shared-prefix", o.shared_prefix, 1 << 24);
+  if (!o.n.empty() && !o.beam.empty()) {
+    throw Error("simulate: give --n (parallel sampling) or --beam (beam search), not both");
+  }
+  config.samples = !o.n.empty() ? parse_count("--n", o.n, 1024) : !o.beam.empty() ? parse_count("--beam", o.beam, 1024) : 1;
   if (config.capacity_tokens == 0) {
     throw Error(fmt::format("simulate: no KV cache on {}: the plan leaves no memory for it (run the plan for details)",
                             in.vram_label));
@@ -100,7 +106,7 @@ int run_simulate(const SimulateOptions& o, std::ostream& out) {
   for (std::uint64_t b : blocks) {
     allocators.push_back({AllocatorKind::paged, b});
   }
-  if (config.shared_prefix_tokens > 0) {
+  if (config.shared_prefix_tokens > 0 || config.samples > 1) {
     allocators.push_back({AllocatorKind::paged_shared, blocks.front()});
   }
 
@@ -122,6 +128,11 @@ int run_simulate(const SimulateOptions& o, std::ostream& out) {
   };
   if (config.shared_prefix_tokens > 0) {
     s.fields.push_back({"shared_prefix_tokens", "Shared prefix", Cell::tokens(config.shared_prefix_tokens), ""});
+  }
+  if (config.samples > 1) {
+    s.fields.push_back({"samples", !o.beam.empty() ? "Beam width" : "Samples per request", Cell::count(config.samples),
+                        !o.beam.empty() ? "beams share the prompt; their shared output prefixes are not credited"
+                                        : "each sample generates the request's output length"});
   }
   Table t;
   t.key = "allocators";

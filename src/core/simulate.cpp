@@ -16,14 +16,18 @@ struct Pending {
   std::uint64_t done = 0;  // output tokens generated before a preemption (recomputed as prompt)
 };
 
-// A running request. Its size is a function of the step, so a decode step costs nothing per request:
-// at step s it holds base_tokens + (s - admit_step) tokens and has generated done + 1 + (s - admit_step).
+// A running request of `samples` sequences (parallel sampling or beams). Its size is a function of the
+// step, so a decode step costs nothing per request: at step s each sequence holds
+// sample_base + (s - admit_step) tokens, and the request shared_part + samples x that.
 struct Active {
   Pending pending;
   std::uint64_t admit_step = 0;
-  std::uint64_t base_tokens = 0;  // tokens held at admission (the shared prefix aside when sharing)
-  std::uint64_t reserved = 0;     // token slots allocated to it
+  std::uint64_t samples = 1;
+  std::uint64_t shared_part = 0;      // prompt blocks its sequences share (the sharing allocator)
+  std::uint64_t sample_base = 0;      // tokens of one sequence at admission, its first output included
+  std::uint64_t sample_reserved = 0;  // slots allocated to one sequence
   std::uint64_t finish_step = 0;
+  std::uint64_t reserved() const { return shared_part + samples * sample_reserved; }
 };
 
 struct Event {
@@ -104,37 +108,44 @@ class Simulator {
     m_mask = horizon - 1;
   }
 
-  // Token slots a request needs to start: its prompt and first output token.
-  std::uint64_t initial(const Pending& p) const {
-    const std::uint64_t prompt = p.request.prompt_tokens + p.done;
-    const std::uint64_t total = p.request.prompt_tokens + p.request.output_tokens;
-    switch (m_a.kind) {
-      case AllocatorKind::contiguous_max:
-        return m_c.max_model_len;
-      case AllocatorKind::contiguous_oracle:
-        return m_c.shared_prefix_tokens + total;
-      case AllocatorKind::paged:
-        return round_up(m_c.shared_prefix_tokens + prompt + 1, m_block);
-      case AllocatorKind::paged_shared:
-        break;
-    }
-    return round_up(prompt + 1, m_block);
+  // Prompt tokens a request's sequences share: whole prompt blocks, when the allocator shares (the
+  // last, partial block is copied on write by each sequence, as vLLM's block manager does).
+  std::uint64_t shared_part(const Pending& p) const {
+    return m_shares ? p.request.prompt_tokens / m_block * m_block : 0;
   }
 
-  // The most a request ever holds at once (to reject what can never fit).
-  std::uint64_t peak(const Pending& p) const {
-    const std::uint64_t total = p.request.prompt_tokens + p.request.output_tokens;
+  // Tokens of one sequence at admission: its part of the prompt (the system prompt too, when not
+  // shared), what it generated before a preemption (recomputed), and its first output token.
+  std::uint64_t sample_base(const Pending& p) const {
+    const std::uint64_t prompt = m_shares ? p.request.prompt_tokens - shared_part(p)
+                                          : m_c.shared_prefix_tokens + p.request.prompt_tokens;
+    return prompt + p.done + 1;
+  }
+
+  // Slots one sequence needs to start, and at most.
+  std::uint64_t sample_initial(const Pending& p) const {
     switch (m_a.kind) {
       case AllocatorKind::contiguous_max:
         return m_c.max_model_len;
       case AllocatorKind::contiguous_oracle:
-        return m_c.shared_prefix_tokens + total;
+        return m_c.shared_prefix_tokens + p.request.prompt_tokens + p.request.output_tokens;
       case AllocatorKind::paged:
-        return round_up(m_c.shared_prefix_tokens + total, m_block);
       case AllocatorKind::paged_shared:
         break;
     }
-    return round_up(total, m_block) + m_prefix_reserved;
+    return round_up(sample_base(p), m_block);
+  }
+  std::uint64_t sample_peak(const Pending& p) const {
+    if (m_a.kind == AllocatorKind::contiguous_max || m_a.kind == AllocatorKind::contiguous_oracle) {
+      return sample_initial(p);
+    }
+    return round_up(sample_base(p) - p.done - 1 + p.request.output_tokens, m_block);
+  }
+
+  // Token slots a request needs to start, and the most it ever holds (to reject what never fits).
+  std::uint64_t initial(const Pending& p) const { return shared_part(p) + m_c.samples * sample_initial(p); }
+  std::uint64_t peak(const Pending& p) const {
+    return shared_part(p) + m_c.samples * sample_peak(p) + m_prefix_reserved;
   }
 
   SimStats run(const std::function<std::optional<SimRequest>()>& next) {
@@ -151,7 +162,7 @@ class Simulator {
         ++m_stats.requests;
         upcoming = next();
       }
-      m_used += m_running.size();  // every running request adds a token
+      m_used += m_growth;  // every running sequence adds a token
       const std::uint64_t preempted_before = m_stats.preemptions;
       grow(step);
       if (m_stats.preemptions == preempted_before) {
@@ -235,17 +246,18 @@ class Simulator {
     }
     const std::uint64_t quiet = until - step - 1;
     const std::uint64_t n = m_running.size();
+    const std::uint64_t growth = m_growth;  // tokens added per step
     const std::uint64_t prefix = m_shares ? m_c.shared_prefix_tokens : 0;
     const double base = static_cast<double>(m_used + prefix);
     const double k = static_cast<double>(quiet);
-    m_sum_used += k * base + static_cast<double>(n) * k * (k + 1) / 2;  // lengths grow by n per step
+    m_sum_used += k * base + static_cast<double>(growth) * k * (k + 1) / 2;
     m_sum_reserved += k * static_cast<double>(m_reserved + shared_reserved());
     m_sum_running += k * static_cast<double>(n);
     for (std::uint64_t u = (step / stride + 1) * stride; u < until; u = (u / stride + 1) * stride) {
-      m_stats.series.push_back(SimSample{u, m_used + prefix + (u - step) * n, m_reserved + shared_reserved(), n});
+      m_stats.series.push_back(SimSample{u, m_used + prefix + (u - step) * growth, m_reserved + shared_reserved(), n});
       thin_series(stride);
     }
-    m_used += quiet * n;
+    m_used += quiet * growth;
     return until - 1;
   }
 
@@ -272,7 +284,9 @@ class Simulator {
       stride *= 2;
     }
   }
-  std::uint64_t tokens_at(const Active& a, std::uint64_t step) const { return a.base_tokens + (step - a.admit_step); }
+  std::uint64_t tokens_at(const Active& a, std::uint64_t step) const {
+    return a.shared_part + a.samples * (a.sample_base + (step - a.admit_step));
+  }
 
   // Paged requests whose tokens cross a block edge now take a block, preempting the most recently
   // admitted request (vLLM's recompute policy) while none is free.
@@ -288,7 +302,7 @@ class Simulator {
       if (!m_running.contains(e.seq, e.slot)) {
         continue;  // preempted since
       }
-      while (free_slots() < m_block) {
+      while (free_slots() < m_c.samples * m_block) {  // every sequence of it crosses the edge at once
         const auto [victim, victim_slot] = m_running.newest();
         preempt(victim, victim_slot, step);
         if (victim == e.seq) {
@@ -299,15 +313,15 @@ class Simulator {
         continue;  // it was the newest and preempted itself
       }
       Active& a = m_running.at(e.slot);
-      a.reserved += m_block;
-      m_reserved += m_block;
+      a.sample_reserved += m_block;
+      m_reserved += a.samples * m_block;
       schedule_block(e.seq, e.slot, a, step);
     }
   }
 
   void schedule_block(std::uint64_t seq, std::uint32_t slot, const Active& a, std::uint64_t step) {
-    // The step at which it holds reserved + 1 tokens.
-    const std::uint64_t at = a.admit_step + (a.reserved + 1 - a.base_tokens);
+    // The step at which each sequence holds sample_reserved + 1 tokens.
+    const std::uint64_t at = a.admit_step + (a.sample_reserved + 1 - a.sample_base);
     if (m_paged && at <= a.finish_step && at > step) {
       add_event(at, Event{seq, slot, false});
     }
@@ -316,7 +330,8 @@ class Simulator {
   void preempt(std::uint64_t seq, std::uint32_t slot, std::uint64_t step) {
     const Active& a = m_running.at(slot);
     m_used -= tokens_at(a, step);
-    m_reserved -= a.reserved;
+    m_reserved -= a.reserved();
+    m_growth -= a.samples;
     Pending p = a.pending;
     p.done += step - a.admit_step;  // the token of this step is not produced: it is preempted first
     m_waiting.push_front(p);
@@ -340,11 +355,14 @@ class Simulator {
       Active a;
       a.pending = p;
       a.admit_step = step;
-      a.base_tokens = (m_shares ? 0 : m_c.shared_prefix_tokens) + p.request.prompt_tokens + p.done + 1;
-      a.reserved = initial(p);
+      a.samples = m_c.samples;
+      a.shared_part = shared_part(p);
+      a.sample_base = sample_base(p);
+      a.sample_reserved = sample_initial(p);
       a.finish_step = step + (p.request.output_tokens - std::min(p.request.output_tokens, p.done + 1));
-      m_reserved += a.reserved;
-      m_used += a.base_tokens;
+      m_reserved += a.reserved();
+      m_used += tokens_at(a, step);
+      m_growth += a.samples;
       const std::uint64_t seq = m_next_seq++;
       const std::uint32_t slot = m_running.insert(seq, a);
       add_event(a.finish_step, Event{seq, slot, true});
@@ -374,7 +392,8 @@ class Simulator {
       }
       const Active& a = m_running.at(e.slot);
       m_used -= tokens_at(a, step);
-      m_reserved -= a.reserved;
+      m_reserved -= a.reserved();
+      m_growth -= a.samples;
       m_running.erase(e.seq, e.slot);
       ++m_stats.completed;
     }
@@ -396,6 +415,7 @@ class Simulator {
   std::uint64_t m_next_seq = 0;
   std::uint64_t m_reserved = 0;
   std::uint64_t m_used = 0;                   // token states held, the shared prefix aside
+  std::uint64_t m_growth = 0;                 // running sequences: tokens added per step
   double m_sum_used = 0;
   double m_sum_reserved = 0;
   double m_sum_running = 0;
@@ -415,7 +435,7 @@ std::string AllocatorSpec::label() const {
     case AllocatorKind::paged_shared:
       break;
   }
-  return "paged, block " + std::to_string(block_tokens) + ", shared prefix";
+  return "paged, block " + std::to_string(block_tokens) + ", sharing";
 }
 
 double SimStats::used_fraction() const { return capacity == 0 ? 0 : mean_used / static_cast<double>(capacity); }

@@ -106,3 +106,21 @@ TEST_CASE("invariants over random workloads", "[simulate][property]") {
     }
   }
 }
+
+TEST_CASE("parallel samples share whole prompt blocks, copy the partial one, and grow apart", "[simulate]") {
+  // n = 2, prompt 10, output 2, blocks of 4.
+  // Without sharing: each sequence holds 11 then 12 tokens in 12 slots: used 22, 24; reserved 24, 24.
+  // Sharing: prompt blocks 0-7 once (8), each sequence 2 + 1 then 2 + 2 tokens in one block of 4:
+  // used 8 + 2 x 3 = 14, then 16; reserved 8 + 2 x 4 = 16.
+  SimConfig c{1000, 100, 0, 60};
+  c.samples = 2;
+  const std::vector<SimRequest> one{{0, 10, 2}};
+  const SimStats plain = run(AllocatorKind::paged, 4, c, one);
+  CHECK(plain.mean_used == Approx(23));
+  CHECK(plain.mean_reserved == Approx(24));
+  const SimStats shared = run(AllocatorKind::paged_shared, 4, c, one);
+  CHECK(shared.mean_used == Approx(15));
+  CHECK(shared.mean_reserved == Approx(16));
+  const SimStats oracle = run(AllocatorKind::contiguous_oracle, 1, c, one);
+  CHECK(oracle.mean_reserved == Approx(24));
+}
