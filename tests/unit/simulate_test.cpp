@@ -90,13 +90,14 @@ TEST_CASE("invariants over random workloads", "[simulate][property]") {
     t += rng() % 3;
     requests.push_back({t, 1 + rng() % 200, 1 + rng() % 300});
   }
-  const SimConfig c{4096, 600, 0, 60};
+  const SimConfig c{4096, 600, 0, 10'000'000};  // keep every step in the series: the checks see them all
   for (AllocatorKind kind : {AllocatorKind::contiguous_max, AllocatorKind::contiguous_oracle, AllocatorKind::paged,
                              AllocatorKind::paged_shared}) {
     const SimStats s = run(kind, 16, c, requests);
     CAPTURE(seed, static_cast<int>(kind));
     CHECK(s.requests == requests.size());
     CHECK(s.completed + s.rejected == s.requests);  // nothing lost, nothing duplicated
+    CHECK(s.series.size() == s.steps);               // one sample per step
     for (const SimSample& x : s.series) {
       CHECK(x.reserved_tokens <= c.capacity_tokens);  // never over budget
       CHECK(x.used_tokens <= x.reserved_tokens);
