@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -24,6 +25,12 @@ std::uint64_t parse_tokens(std::string_view option, std::string_view text);
 
 /// A positive integer in [1, max].
 std::uint64_t parse_count(std::string_view option, std::string_view text, std::uint64_t max);
+
+/// The whole of `text` as a finite decimal number ("0.07", "1e3"), or nullopt.
+std::optional<double> to_decimal(std::string_view text);
+
+/// A whole number in [0, 2^64), zero included ("0", "42"), or nullopt.
+std::optional<std::uint64_t> to_unsigned(std::string_view text);
 
 /// A fraction in (0, 1], "0.9" or "90%", returned in parts per million.
 std::uint32_t parse_fraction_ppm(std::string_view option, std::string_view text);

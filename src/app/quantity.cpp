@@ -2,6 +2,7 @@
 #include "kvplan/quantity.hpp"
 
 #include <array>
+#include <charconv>
 #include <cctype>
 #include <cmath>
 #include <fmt/format.h>
@@ -151,6 +152,28 @@ std::uint64_t parse_count(std::string_view option, std::string_view text, std::u
     throw Error(fmt::format("{}: {} is too large (at most {})", option, text, max));
   }
   return n.whole;
+}
+
+std::optional<double> to_decimal(std::string_view text) {
+  const std::string s(text);
+  try {
+    std::size_t used = 0;
+    const double v = std::stod(s, &used);
+    if (used == s.size() && std::isfinite(v)) {
+      return v;
+    }
+  } catch (const std::exception&) {  // not a number, or out of range
+  }
+  return std::nullopt;
+}
+
+std::optional<std::uint64_t> to_unsigned(std::string_view text) {
+  std::uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty()) {
+    return std::nullopt;
+  }
+  return v;
 }
 
 std::uint32_t parse_fraction_ppm(std::string_view option, std::string_view text) {

@@ -156,14 +156,8 @@ Workload read_trace(const std::string& path, std::uint64_t max_tokens) {
     }
     if (arrival && !arrival->empty()) {
       w.trace_has_arrivals = true;
-      std::size_t used = 0;
-      double t = -1;
-      try {
-        t = std::stod(*arrival, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used != arrival->size() || !(t >= 0) || t > 1e15) {
+      const double t = to_decimal(*arrival).value_or(-1);
+      if (!(t >= 0) || t > 1e15) {
         throw Error(fmt::format("{}: arrival must be a non-negative number of steps (got '{}')", where, *arrival));
       }
       r.arrival_step = static_cast<std::uint64_t>(t);

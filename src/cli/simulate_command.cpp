@@ -87,16 +87,16 @@ int run_simulate(const SimulateOptions& o, std::ostream& out) {
                                      : read_trace(o.trace, in.max_model_len);
   Arrivals arrivals;
   arrivals.requests = o.requests.empty() ? 1000 : parse_count("--requests", o.requests, 100'000'000);
-  arrivals.seed = o.seed.empty() ? 0 : parse_count("--seed", o.seed == "0" ? "1" : o.seed, ~0ULL) - (o.seed == "0" ? 1 : 0);
-  if (!o.rate.empty()) {
-    std::size_t used = 0;
-    double rate = 0;
-    try {
-      rate = std::stod(o.rate, &used);
-    } catch (const std::exception&) {
-      used = 0;
+  if (!o.seed.empty()) {
+    const auto seed = to_unsigned(o.seed);
+    if (!seed) {
+      throw Error(fmt::format("--seed: expected a whole number (got '{}')", o.seed));
     }
-    if (used != o.rate.size() || !(rate > 0) || rate > 1e9) {
+    arrivals.seed = *seed;
+  }
+  if (!o.rate.empty()) {
+    const double rate = to_decimal(o.rate).value_or(0);
+    if (!(rate > 0) || rate > 1e9) {
       throw Error(fmt::format("--rate: must be a positive number of requests per step (got '{}')", o.rate));
     }
     arrivals.rate = rate;

@@ -85,15 +85,11 @@ Filter parse_filter(const std::string& text) {
                                 fmt::join(kFields, ", ")));
       }
       const std::string number = text.substr(at + std::string_view(op).size());
-      try {
-        std::size_t used = 0;
-        f.value = std::stod(number, &used);
-        if (used != number.size()) {
-          throw std::invalid_argument(number);
-        }
-      } catch (const std::exception&) {
+      const auto value = to_decimal(number);
+      if (!value) {
         throw Error(fmt::format("--where: '{}' is not a number in '{}'", number, text));
       }
+      f.value = *value;
       return f;
     }
   }

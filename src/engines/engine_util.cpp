@@ -21,14 +21,6 @@ std::uint64_t ceil_frac(std::uint64_t bytes, std::uint32_t ppm) {
   return floor + ((bytes % 1'000'000) * ppm % 1'000'000 != 0 ? 1 : 0);
 }
 
-std::string fraction(std::uint32_t ppm) {
-  std::string s = fmt::format("{:.6f}", static_cast<double>(ppm) / 1e6);
-  while (s.back() == '0' && s[s.size() - 2] != '.') {
-    s.pop_back();
-  }
-  return s;
-}
-
 std::vector<LayerType> layer_types(const ModelSpec& m, const DType& kv, std::uint32_t tp) {
   std::vector<LayerType> out;
   for (const LayerGroup& g : m.layers) {

@@ -17,8 +17,6 @@ std::string gib(std::uint64_t bytes);
 std::string mib(std::uint64_t bytes);
 /// ceil(bytes * ppm / 10^6), exact for bytes < 2^64 / 10^6 * 10^6.
 std::uint64_t ceil_frac(std::uint64_t bytes, std::uint32_t ppm);
-/// "0.9", "0.835": a fraction in ppm as the engines print it.
-std::string fraction(std::uint32_t ppm);
 
 /// One kind of layer for an engine's grouping: full attention (incl. MLA), one sliding window, or
 /// recurrent state, with the per-rank bytes of one layer.

@@ -72,3 +72,16 @@ TEST_CASE("human sizes use binary prefixes", "[quantity]") {
   CHECK(with_commas(7) == "7");
   CHECK(format_tokens_short(131'072) == "128K");
 }
+
+TEST_CASE("decimal and unsigned text, whole strings only", "[quantity]") {
+  CHECK(to_decimal("0.07") == Approx(0.07));
+  CHECK(to_decimal("1e3") == Approx(1000));
+  CHECK_FALSE(to_decimal("0.07x").has_value());
+  CHECK_FALSE(to_decimal("1e999").has_value());
+  CHECK_FALSE(to_decimal("").has_value());
+  CHECK(to_unsigned("0") == 0U);
+  CHECK(to_unsigned("18446744073709551615") == ~std::uint64_t{0});
+  CHECK_FALSE(to_unsigned("18446744073709551616").has_value());
+  CHECK_FALSE(to_unsigned("-1").has_value());
+  CHECK_FALSE(to_unsigned("").has_value());
+}
