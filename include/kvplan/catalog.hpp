@@ -48,6 +48,9 @@ const std::vector<Preset>& presets();
 /// separators removed: "meta-llama/Meta-Llama-3-70B-Instruct" -> "llama370b".
 std::string model_key(std::string_view name);
 
+/// The preset a user's name refers to, or nullptr.
+const Preset* lookup_preset(std::string_view name);
+
 /// The preset a user's name refers to; throws kvplan::Error with "did you mean" otherwise.
 const Preset& find_preset(std::string_view name);
 

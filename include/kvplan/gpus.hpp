@@ -23,9 +23,11 @@ std::span<const GpuSpec> gpu_catalog() noexcept;
 struct GpuChoice {
   const GpuSpec* gpu = nullptr;
   std::uint32_t count = 1;
+  bool count_given = false;  // the text named a count ("H100x1" too)
 };
 
-/// "H100", "h100-sxm", "H200x8", "A100-80GBx4": throws kvplan::Error with "did you mean".
+/// "H100", "h100-sxm", "H200x8", "8xH200", "4 x A100-80GB", "H100:8", "RTX 4090": throws
+/// kvplan::Error with "did you mean", drawn from GPUs of the same vendor and class as the text.
 GpuChoice parse_gpu(std::string_view text);
 
 }  // namespace kvplan

@@ -48,6 +48,15 @@ struct RecurrentState {
 
 using LayerCacheSpec = std::variant<FullAttention, SlidingWindow, LatentAttention, RecurrentState>;
 
+/// The visitor of every site that handles layer kinds: `std::visit(overloaded{...}, spec)` with one
+/// lambda per kind, so that a new kind is a compile error wherever it is not handled.
+template <class... Fs>
+struct overloaded : Fs... {
+  using Fs::operator()...;
+};
+template <class... Fs>
+overloaded(Fs...) -> overloaded<Fs...>;
+
 struct LayerGroup {
   std::uint32_t count = 0;
   LayerCacheSpec spec;

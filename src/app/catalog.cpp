@@ -105,14 +105,21 @@ std::string model_key(std::string_view name) {
   return key;
 }
 
-const Preset& find_preset(std::string_view name) {
+const Preset* lookup_preset(std::string_view name) {
   const std::string key = model_key(name);
-  std::vector<std::string> names;
   for (const Preset& p : presets()) {
     if (std::find(p.keys.begin(), p.keys.end(), key) != p.keys.end()) {
-      return p;
+      return &p;
     }
   }
+  return nullptr;
+}
+
+const Preset& find_preset(std::string_view name) {
+  if (const Preset* p = lookup_preset(name)) {
+    return *p;
+  }
+  std::vector<std::string> names;
   for (const Preset& p : presets()) {
     names.push_back(p.name);
   }

@@ -17,7 +17,7 @@ namespace {
 
 constexpr std::array kGpus{
     GpuSpec{"H100-SXM", "h100 h100-80gb h100-sxm5", 85'029'158'912, "80 GB", 3350,
-            "torch total_memory 81090 MiB; vLLM 0.19 logs 79.19 GiB (calibration); aiconfigurator h800_sxm.yaml"},
+            "torch total_memory 81090 MiB; engine logs show 79.19 GiB (tests/calibration); aiconfigurator h800_sxm.yaml"},
     GpuSpec{"H100-PCIe", "h100-pcie-80gb", 85'029'158'912, "80 GB", 2000,
             "assumed equal to H100-SXM's CUDA total (same 80 GB part); bandwidth aiconfigurator h100_pcie.yaml"},
     GpuSpec{"H100-NVL", "h100nvl h100-94gb", 99'861'594'112, "94 GB", 3900,
@@ -72,34 +72,73 @@ std::span<const GpuSpec> gpu_catalog() noexcept { return kGpus; }
 
 GpuChoice parse_gpu(std::string_view text) {
   GpuChoice choice;
-  std::string_view name = text;
-  const std::size_t x = text.find_last_of("xX");
-  if (x != std::string_view::npos && x + 1 < text.size() && x > 0 &&
-      text.find_first_not_of("0123456789", x + 1) == std::string_view::npos) {
-    name = text.substr(0, x);
-    choice.count = static_cast<std::uint32_t>(parse_count("--gpu", text.substr(x + 1), 4096));
+  std::string name(text);
+  auto trim = [](std::string t) {
+    while (!t.empty() && t.back() == ' ') {
+      t.pop_back();
+    }
+    while (!t.empty() && t.front() == ' ') {
+      t.erase(t.begin());
+    }
+    return t;
+  };
+  auto set_count = [&](std::string_view digits) {
+    choice.count = static_cast<std::uint32_t>(parse_count("--gpu", digits, 4096));
+    choice.count_given = true;
+  };
+  auto digits_only = [](std::string_view t) {
+    return !t.empty() && t.find_first_not_of("0123456789") == std::string_view::npos;
+  };
+  // NAMExN, NAME xN, NAME:N (SkyPilot's accelerators), NxNAME, N x NAME.
+  if (const std::size_t colon = name.rfind(':'); colon != std::string::npos && digits_only(trim(name.substr(colon + 1)))) {
+    set_count(trim(name.substr(colon + 1)));
+    name = trim(name.substr(0, colon));
+  } else if (const std::size_t x = name.find_last_of("xX"); x != std::string::npos && x > 0 &&
+                                                            digits_only(trim(name.substr(x + 1)))) {
+    set_count(trim(name.substr(x + 1)));
+    name = trim(name.substr(0, x));
+  } else if (const std::size_t p = name.find_first_of("xX"); p != std::string::npos && p > 0 &&
+                                                             digits_only(trim(name.substr(0, p)))) {
+    set_count(trim(name.substr(0, p)));
+    name = trim(name.substr(p + 1));
   }
   const std::string key = squash(name);
-  std::vector<std::string> names;
   for (const GpuSpec& g : kGpus) {
-    names.emplace_back(g.name);
     std::vector<std::string> keys{squash(g.name)};
-    std::string_view rest = g.aliases;
-    while (!rest.empty()) {
+    for (std::string_view rest = g.aliases; !rest.empty();) {
       const std::size_t sp = rest.find(' ');
       keys.push_back(squash(rest.substr(0, sp)));
       rest = sp == std::string_view::npos ? std::string_view{} : rest.substr(sp + 1);
-    }
-    for (std::string_view a = g.aliases; !a.empty();) {
-      const std::size_t sp = a.find(' ');
-      names.emplace_back(a.substr(0, sp));
-      a = sp == std::string_view::npos ? std::string_view{} : a.substr(sp + 1);
     }
     for (const std::string& k : keys) {
       if (k == key) {
         choice.gpu = &g;
         return choice;
       }
+    }
+  }
+  // Suggestions from the same vendor and class as the text: an AMD Instinct for "mi...", a
+  // consumer or workstation card for "rtx..."/"gtx...", a data-centre NVIDIA GPU otherwise.
+  auto family = [](std::string_view squashed) {
+    if (squashed.rfind("mi", 0) == 0 || squashed.rfind("amd", 0) == 0 || squashed.rfind("instinct", 0) == 0) {
+      return 0;
+    }
+    if (squashed.rfind("rtx", 0) == 0 || squashed.rfind("gtx", 0) == 0 || squashed.rfind("geforce", 0) == 0 ||
+        (!squashed.empty() && squashed.front() >= '0' && squashed.front() <= '9')) {
+      return 1;
+    }
+    return 2;
+  };
+  std::vector<std::string> names;
+  for (const GpuSpec& g : kGpus) {
+    if (family(squash(g.name)) != family(key)) {
+      continue;
+    }
+    names.emplace_back(g.name);
+    for (std::string_view a = g.aliases; !a.empty();) {
+      const std::size_t sp = a.find(' ');
+      names.emplace_back(a.substr(0, sp));
+      a = sp == std::string_view::npos ? std::string_view{} : a.substr(sp + 1);
     }
   }
   throw Error(fmt::format("unknown GPU '{}'{} (see 'kvplan gpus', or give --vram SIZE)", name, did_you_mean(name, names)));

@@ -1,131 +1,22 @@
-// The inverse questions (vllm#22291, vllm#33263, llmfit#140): for --batch N sequences of
-// --seq-len L, the smallest engine knob that serves them on this GPU, and the fewest GPUs of this
-// type (and their TP x PP split) that do. Every answer is a search over evaluate(), so it uses
-// exactly the arithmetic of the plan itself, engine profiles included.
+// The inverse questions (vllm#22291, vllm#33263, llmfit#140): for --batch N sequences of --seq-len L,
+// the smallest setting of the engine's memory fraction that serves them on this GPU, and the fewest
+// GPUs of this type (replicas × TP × PP, and context parallelism where the engine has it and it
+// saves memory) that do. Every answer is a search over plan() itself, engine profiles included, and
+// keeps the engine's accuracy bound (docs/accuracy.md) as a safety margin on the KV budget.
 #include <fmt/format.h>
+#include <functional>
 
-#include "kvplan/catalog.hpp"
-#include "kvplan/quantity.hpp"
 #include "kvplan/units.hpp"
 #include "plan_sections.hpp"
 
 namespace kvplan {
 namespace {
 
-std::string fraction_text(std::uint64_t ppm) {
-  return fmt::format("{:.3f}", static_cast<double>(ceil_div(ppm, 1000)) / 1000);
-}
+constexpr std::uint32_t kMaxGpus = 64;
 
-void knob_fields(const PlanInputs& in, Section& s) {
-  const std::string engine = in.engine.profile == nullptr ? "raw" : std::string(in.engine.profile->name);
-  auto fraction_field = [&](const char* key, const char* flag, auto set) {
-    const auto ppm = smallest_serving(in, 1'000, 1'000'000, set);
-    s.fields.push_back({key, fmt::format("Smallest {}", flag),
-                        ppm ? Cell::number(static_cast<double>(ceil_div(*ppm, 1000)) / 1000) : Cell::none(),
-                        ppm ? fmt::format("{} {} serves it", flag, fraction_text(*ppm))
-                            : "nothing serves it on this GPU: even 1.0 is too little"});
-  };
-  if (engine == "raw") {
-    fraction_field("min_utilization", "--utilization", [](PlanInputs& a, std::uint64_t v) {
-      a.utilization_ppm = static_cast<std::uint32_t>(v);
-    });
-  } else if (engine == "vllm") {
-    fraction_field("min_gpu_memory_utilization", "--gpu-memory-utilization", [](PlanInputs& a, std::uint64_t v) {
-      a.engine_settings.kv_cache_memory_bytes.reset();
-      a.engine_settings.gpu_memory_utilization_ppm = static_cast<std::uint32_t>(v);
-    });
-    // What the GPU has beside the weights bounds the KV cache (vLLM would fail to allocate more).
-    const std::uint64_t weights =
-        weight_bytes_per_gpu(in.model.params, in.weights, in.tensor_parallel * in.pipeline_parallel);
-    const auto bytes = smallest_serving(in, 1, std::max<std::uint64_t>(1, sat_sub(in.vram_bytes, weights)), [](PlanInputs& a, std::uint64_t v) {
-      a.engine_settings.gpu_memory_utilization_ppm.reset();
-      a.engine_settings.kv_cache_memory_bytes = v;
-    });
-    s.fields.push_back({"min_kv_cache_memory_bytes", "Smallest --kv-cache-memory",
-                        bytes ? Cell::bytes(*bytes) : Cell::none(),
-                        bytes ? fmt::format("--kv-cache-memory {}B", *bytes) : "more than the whole GPU"});
-  } else if (engine == "sglang") {
-    fraction_field("min_mem_fraction_static", "--mem-fraction-static", [](PlanInputs& a, std::uint64_t v) {
-      a.engine_settings.mem_fraction_static_ppm = static_cast<std::uint32_t>(v);
-    });
-  } else if (engine == "trtllm") {
-    fraction_field("min_free_gpu_memory_fraction", "--free-gpu-memory-fraction", [](PlanInputs& a, std::uint64_t v) {
-      a.engine_settings.free_gpu_memory_fraction_ppm = static_cast<std::uint32_t>(v);
-    });
-  } else {  // llama.cpp: every slot needs its own L cells
-    const std::uint64_t cells = sat_mul(*in.batch, *in.seq_len);
-    PlanInputs alt = in;
-    alt.engine_settings.ctx_size = cells;
-    alt.engine_settings.parallel = *in.batch;
-    alt.engine_settings.kv_unified = false;
-    alt.engine_settings.fit = false;
-    s.fields.push_back({"ctx_size", "llama.cpp settings", Cell::str(fmt::format("-c {} -np {}", cells, *in.batch)),
-                        serves(alt) ? "fits: one slot of L tokens per sequence" : "does not fit on this GPU"});
-  }
-}
-
-// Smallest power-of-two GPU count first; within it, tensor parallelism before pipeline before context
-// parallelism (ring attention adds GPUs; vLLM's decode CP splits the TP group; other engines: none).
-void fewest_gpus(const PlanInputs& in, Section& s) {
-  const std::string engine = in.engine.profile == nullptr ? "raw" : std::string(in.engine.profile->name);
-  for (std::uint32_t gpus = 1; gpus <= 64; gpus *= 2) {
-    for (std::uint32_t cp = 1; cp <= gpus; cp *= 2) {
-      if (cp > 1 && engine != "raw" && engine != "vllm") {
-        break;
-      }
-      for (std::uint32_t pp = 1; pp * (engine == "raw" ? cp : 1) <= gpus; pp *= 2) {
-        const std::uint32_t tp = gpus / (pp * (engine == "raw" ? cp : 1));
-        if (tp_problem(in.model, tp) || pp > in.model.num_hidden_layers || (engine == "vllm" && tp % cp != 0)) {
-          continue;
-        }
-        PlanInputs alt = in;
-        alt.gpu_count = gpus;
-        alt.tensor_parallel = tp;
-        alt.pipeline_parallel = pp;
-        alt.context_parallel = cp;
-        alt.replicas = 1;
-        alt.stage = 0;
-        if (serves(alt)) {
-          s.fields.push_back({"fewest_gpus", "Fewest GPUs", Cell::count(gpus),
-                              fmt::format("--gpu {}x{} --tp {} --pp {}{}", in.gpu->name, gpus, tp, pp,
-                                          cp > 1 ? fmt::format(" --cp {}", cp) : "")});
-          s.fields.push_back({"tp", "", Cell::count(tp), ""});
-          s.fields.push_back({"pp", "", Cell::count(pp), ""});
-          s.fields.push_back({"cp", "", Cell::count(cp), ""});
-          return;
-        }
-      }
-    }
-  }
-  s.fields.push_back({"fewest_gpus", "Fewest GPUs", Cell::none(),
-                      fmt::format("more than 64 {} (tensor, pipeline and context parallel, powers of two)",
-                                  in.gpu->name)});
-}
-
-}  // namespace
-
-bool serves(const PlanInputs& in) {
-  if (in.pipeline_parallel <= 1) {
-    return evaluate(in).fits;
-  }
-  for (std::uint32_t r = 0; r < in.pipeline_parallel; ++r) {  // every pipeline stage must hold the shape
-    PlanInputs stage = in;
-    stage.model = pipeline_stage(in.model, in.pipeline_parallel, r);
-    stage.stage = r;
-    if (!evaluate(stage).fits) {
-      return false;
-    }
-  }
-  return true;
-}
-
-std::optional<std::uint64_t> smallest_serving(const PlanInputs& in, std::uint64_t lo, std::uint64_t hi,
-                                              const std::function<void(PlanInputs&, std::uint64_t)>& set) {
-  auto ok = [&](std::uint64_t v) {
-    PlanInputs alt = in;
-    set(alt, v);
-    return serves(alt);
-  };
+std::optional<std::uint64_t> smallest(const PlanRequest& q, std::uint64_t lo, std::uint64_t hi,
+                                      const std::function<Change(std::uint64_t)>& change) {
+  auto ok = [&](std::uint64_t v) { return serves(apply(q, change(v))); };
   if (!ok(hi)) {
     return std::nullopt;
   }
@@ -140,16 +31,109 @@ std::optional<std::uint64_t> smallest_serving(const PlanInputs& in, std::uint64_
   return hi;
 }
 
-Section inverse_section(const PlanInputs& in) {
-  Section s;
-  s.key = "inverse";
-  s.title = fmt::format("What serves {} × {} tokens", with_commas(*in.batch), with_commas(*in.seq_len));
-  knob_fields(in, s);
-  const bool llamacpp = in.engine.profile != nullptr && in.engine.profile->name == "llamacpp";
-  if (in.gpu != nullptr && !llamacpp) {  // llama.cpp splits layers, not heads: not searched
-    fewest_gpus(in, s);
+// Fewest GPUs first; within a count, more replicas (smaller tensor-parallel groups) first, then
+// pipeline, then context parallelism.
+void fewest_gpus(const PlanRequest& q, Inverse& inv) {
+  const Engine& engine = q.engine_ref();
+  const Capabilities caps = engine.capabilities();
+  if (!caps.splits_heads || q.hardware.gpu == nullptr) {
+    return;
   }
-  return s;
+  inv.searched_gpus = true;
+  const bool ring = caps.context == ContextParallel::ring;
+  const bool dcp = caps.context == ContextParallel::decode_in_tp;
+  for (std::uint32_t gpus = 1; gpus <= kMaxGpus; ++gpus) {
+    // Most replicas first (they add throughput without communication), then tensor before pipeline
+    // parallelism, then context parallelism.
+    for (std::uint32_t dp = gpus; dp >= 1; --dp) {
+      if (gpus % dp != 0 || (!caps.data_parallel && dp > 1)) {
+        continue;
+      }
+      const std::uint32_t group = gpus / dp;
+      for (std::uint32_t pp = 1; pp <= group; pp *= 2) {
+        if (!caps.pipeline && pp > 1) {
+          break;
+        }
+        for (std::uint32_t cp = 1; cp <= (ring || dcp ? group : 1); cp *= 2) {
+          const std::uint32_t tp_gpus = ring ? cp * pp : pp;
+          if (group % tp_gpus != 0) {
+            continue;
+          }
+          const std::uint32_t tp = group / tp_gpus;
+          if (dcp && (cp > tp || tp % cp != 0)) {
+            continue;
+          }
+          PlanRequest alt = q;
+          alt.hardware.count = gpus;
+          alt.tp = tp;
+          alt.pp = pp;
+          alt.cp = cp;
+          alt.dp = dp;
+          if (split_problem(alt, resolve(alt))) {
+            continue;
+          }
+          if (serves(alt)) {
+            inv.fewest_gpus = gpus;
+            inv.tp = tp;
+            inv.pp = pp;
+            inv.cp = cp;
+            inv.dp = dp;
+            return;
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+Inverse find_inverse(const PlanRequest& request, const Resolved& r) {
+  const Engine& engine = request.engine_ref();
+  Inverse inv;
+  inv.margin_ppm = engine.capabilities().margin_ppm;
+  PlanRequest q = request;
+  q.kv_margin_ppm = inv.margin_ppm;
+  if (const auto knob = engine.fraction_knob()) {
+    PlanRequest base = q;
+    if (const auto kv = engine.kv_memory_knob()) {
+      base.knobs.erase(*kv);
+    }
+    if (const auto ppm = smallest(base, 1'000, 1'000'000, [&](std::uint64_t v) { return Change::set(*knob, v); })) {
+      inv.min_fraction_ppm = static_cast<std::uint32_t>(std::min<std::uint64_t>(1'000'000, ceil_div(*ppm, 1000) * 1000));
+    }
+  }
+  if (const auto kv = engine.kv_memory_knob()) {
+    inv.has_kv_memory_knob = true;
+    PlanRequest base = q;
+    if (const auto f = engine.fraction_knob()) {
+      base.knobs.erase(*f);
+    }
+    const std::uint64_t weights = weight_bytes_per_gpu(request.model_spec().params, r.weights, r.tp * r.pp);
+    const std::uint64_t room = std::max<std::uint64_t>(1, sat_sub(request.hardware.vram_bytes, weights));
+    inv.min_kv_memory_bytes = smallest(base, 1, room, [&](std::uint64_t v) { return Change::set(*kv, v); });
+  }
+  if (!engine.fraction_knob() && !engine.kv_memory_knob()) {
+    // Engines sized by their own slots (llama.cpp): the settings that give every sequence its length.
+    KnobSet k = q.knobs;
+    engine.serve_shape(r.batch, r.seq_len, k);
+    PlanRequest alt = q;
+    alt.knobs = k;
+    for (const auto& [index, value] : k.values()) {
+      Change c = Change::set(index, 0);
+      if (const auto* n = std::get_if<std::uint64_t>(&value)) {
+        c.value = *n;
+      } else if (const auto* b = std::get_if<bool>(&value)) {
+        c.value = *b ? 1 : 0;
+      } else if (const auto* d = std::get_if<DType>(&value)) {
+        c.dtype = *d;
+      }
+      inv.slots.push_back(c);
+    }
+    inv.slots_fit = serves(alt);
+  }
+  fewest_gpus(q, inv);
+  return inv;
 }
 
 }  // namespace kvplan

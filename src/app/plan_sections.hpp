@@ -1,5 +1,5 @@
-// The parts of the plan report beyond its core sections: comparison tables, --explain, the "nothing
-// fits" advice, the inverse questions, engine sections and pipeline stages (src/app only).
+// The parts of the plan beyond its core (src/app only): the fixes and the inverse searches, and the
+// sections describe() builds.
 #pragma once
 
 #include <string>
@@ -9,18 +9,17 @@
 
 namespace kvplan {
 
-std::vector<Section> comparison_sections(const PlanInputs& in, const Evaluation& e);
-Section explain_section(const PlanInputs& in, const Evaluation& e);
-/// The engine's prediction for `in` at `shape` (plan_engine.cpp).
-EnginePrediction run_engine(const PlanInputs& in, const Deployment& shape);
-/// The budget section in the engine's own terms, and the engine section with its log lines.
-Section engine_budget_section(const PlanInputs& in, const Evaluation& e);
-Section engine_section(const PlanInputs& in, const Evaluation& e);
-/// With pipeline parallelism: the stage table in `stages`, and the bottleneck stage's inputs.
-PlanInputs bottleneck_stage(const PlanInputs& in, Section& stages);
+/// The fixes for a result that does not fit, each planned and confirmed to fit (plan_fixes.cpp).
+std::vector<Fix> find_fixes(const PlanResult& result);
+/// The smallest fraction and the fewest GPUs that serve the request's shape (plan_inverse.cpp).
+Inverse find_inverse(const PlanRequest& request, const Resolved& r);
+/// `request` with `change` applied.
+PlanRequest apply(const PlanRequest& request, const Change& change);
 
-/// For --batch N and --seq-len L: the smallest engine knob and the fewest GPUs that serve them.
-Section inverse_section(const PlanInputs& in);
-std::vector<std::string> advice(const PlanInputs& in, const Evaluation& e);
+// Sections of the report (plan_describe.cpp, plan_compare.cpp).
+std::vector<Section> comparison_sections(const PlanResult& result);
+Section explain_section(const PlanResult& result);
+Section inverse_section(const PlanResult& result);
+std::vector<std::string> advice(const PlanResult& result);
 
 }  // namespace kvplan

@@ -36,16 +36,13 @@ std::string attention_kind(std::uint32_t kv_heads, std::uint32_t query_heads) {
 }
 
 std::string kind_label(const LayerCacheSpec& spec) {
-  if (const auto* s = std::get_if<SlidingWindow>(&spec)) {
-    return fmt::format("sliding window {}", with_commas(s->window_tokens));
-  }
-  if (std::holds_alternative<LatentAttention>(spec)) {
-    return "MLA latent";
-  }
-  if (std::holds_alternative<RecurrentState>(spec)) {
-    return "linear attention state";
-  }
-  return "full attention";
+  return std::visit(overloaded{
+                        [](const FullAttention&) { return std::string("full attention"); },
+                        [](const SlidingWindow& s) { return fmt::format("sliding window {}", with_commas(s.window_tokens)); },
+                        [](const LatentAttention&) { return std::string("MLA latent"); },
+                        [](const RecurrentState&) { return std::string("linear attention state"); },
+                    },
+                    spec);
 }
 
 std::string geometry(const LayerCacheSpec& spec, std::uint32_t query_heads) {
@@ -57,35 +54,43 @@ std::string geometry(const LayerCacheSpec& spec, std::uint32_t query_heads) {
     return fmt::format("{}: {} KV heads × head_dim {}{} ({} query heads)", attention_kind(a.num_key_value_heads, query_heads),
                        a.num_key_value_heads, a.head_dim, v, query_heads);
   };
-  if (const auto* a = std::get_if<FullAttention>(&spec)) {
-    return full(*a);
-  }
-  if (const auto* s = std::get_if<SlidingWindow>(&spec)) {
-    return full(s->attention) + fmt::format(", keeps the last {} tokens", with_commas(s->window_tokens));
-  }
-  if (const auto* l = std::get_if<LatentAttention>(&spec)) {
-    return fmt::format("kv_lora_rank {} + qk_rope_head_dim {} = {} per token, K only, 1 head, not split by TP",
-                       l->kv_lora_rank, l->qk_rope_head_dim, l->kv_lora_rank + l->qk_rope_head_dim);
-  }
-  const auto& r = std::get<RecurrentState>(spec);
-  return fmt::format("fixed state per sequence: conv {} × {} B + recurrent {} × {} B", with_commas(r.conv_elements),
-                     r.conv_element_bytes, with_commas(r.ssm_elements), r.ssm_element_bytes);
+  return std::visit(
+      overloaded{
+          [&](const FullAttention& a) { return full(a); },
+          [&](const SlidingWindow& s) {
+            return full(s.attention) + fmt::format(", keeps the last {} tokens", with_commas(s.window_tokens));
+          },
+          [](const LatentAttention& l) {
+            return fmt::format("kv_lora_rank {} + qk_rope_head_dim {} = {} per token, K only, 1 head, not split by TP",
+                               l.kv_lora_rank, l.qk_rope_head_dim, l.kv_lora_rank + l.qk_rope_head_dim);
+          },
+          [](const RecurrentState& r) {
+            return fmt::format("fixed state per sequence: conv {} × {} B + recurrent {} × {} B",
+                               with_commas(r.conv_elements), r.conv_element_bytes, with_commas(r.ssm_elements),
+                               r.ssm_element_bytes);
+          },
+      },
+      spec);
 }
 
 std::string per_token_formula(const LayerCacheSpec& spec, std::uint32_t count, const DType& kv) {
-  if (const auto* a = std::get_if<FullAttention>(&spec)) {
-    return full_formula(*a, count, kv);
-  }
-  if (const auto* s = std::get_if<SlidingWindow>(&spec)) {
-    return full_formula(s->attention, count, kv) + fmt::format(", until {} tokens", with_commas(s->window_tokens));
-  }
-  if (const auto* l = std::get_if<LatentAttention>(&spec)) {
-    return fmt::format("L {} · (r {} + d_rope {}) → {}", count, l->kv_lora_rank, l->qk_rope_head_dim,
-                       element_term(kv, l->kv_lora_rank + l->qk_rope_head_dim));
-  }
-  const auto& r = std::get<RecurrentState>(spec);
-  return fmt::format("L {} · ({} · {} B + {} · {} B) per sequence, not per token", count, with_commas(r.conv_elements),
-                     r.conv_element_bytes, with_commas(r.ssm_elements), r.ssm_element_bytes);
+  return std::visit(
+      overloaded{
+          [&](const FullAttention& a) { return full_formula(a, count, kv); },
+          [&](const SlidingWindow& s) {
+            return full_formula(s.attention, count, kv) + fmt::format(", until {} tokens", with_commas(s.window_tokens));
+          },
+          [&](const LatentAttention& l) {
+            return fmt::format("L {} · (r {} + d_rope {}) → {}", count, l.kv_lora_rank, l.qk_rope_head_dim,
+                               element_term(kv, l.kv_lora_rank + l.qk_rope_head_dim));
+          },
+          [&](const RecurrentState& r) {
+            return fmt::format("L {} · ({} · {} B + {} · {} B) per sequence, not per token", count,
+                               with_commas(r.conv_elements), r.conv_element_bytes, with_commas(r.ssm_elements),
+                               r.ssm_element_bytes);
+          },
+      },
+      spec);
 }
 
 }  // namespace kvplan

@@ -36,6 +36,9 @@ std::optional<std::string> closest(std::string_view word, const std::vector<std:
   std::optional<std::string> best;
   std::size_t best_distance = 0;
   for (const std::string& c : candidates) {
+    if (to_lower(c) == lowered) {
+      continue;  // never suggest what was typed
+    }
     const std::size_t d = edit_distance(lowered, to_lower(c));
     if (!best || d < best_distance) {
       best = c;

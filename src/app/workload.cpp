@@ -35,13 +35,13 @@ Workload parse_workload(std::string_view text) {
   if (text == "sharegpt") {
     w.prompt_a = 161;
     w.output_a = 338;
-    w.description = "ShareGPT: geometric lengths, mean input 161, output 338 tokens (vLLM paper, section 6.1)";
+    w.description = "ShareGPT: geometric lengths, mean input 161, output 338 tokens (Kwon et al. 2023, the PagedAttention paper, section 6.1)";
     return w;
   }
   if (text == "alpaca") {
     w.prompt_a = 19;
     w.output_a = 58;
-    w.description = "Alpaca: geometric lengths, mean input 19, output 58 tokens (vLLM paper, section 6.1)";
+    w.description = "Alpaca: geometric lengths, mean input 19, output 58 tokens (Kwon et al. 2023, the PagedAttention paper, section 6.1)";
     return w;
   }
   if (w.name == "fixed" && text.size() > 6) {

@@ -1,150 +1,199 @@
 // `kvplan check FILE...` and `kvplan check [flags] -- ENGINE COMMAND LINE`: will each deployment fit?
-// PASS or FAIL with what does not fit, by how much, and the smallest change that fixes it; exit 0
-// when all pass, 1 when any fails, 2 on bad input. Formats: text, json, github (Actions annotations).
-#include <cmath>
+// PASS or FAIL with the cause, by how much, and the smallest change that fixes it (planned and
+// confirmed); ERROR for one that cannot be read, while the others are still checked. Exit 0 when
+// all pass, 1 when any fails, 2 when any cannot be read. Formats: text, json, github (Actions).
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
 #include "commands.hpp"
 #include "deployment.hpp"
+#include "kvplan/command_line.hpp"
 #include "kvplan/error.hpp"
+#include "kvplan/model_source.hpp"
 #include "kvplan/quantity.hpp"
 #include "kvplan/text.hpp"
+#include "kvplan/units.hpp"
 
 namespace kvplan::cli {
 namespace {
 
-struct Result {
-  Deployment deployment;
-  bool pass = false;
-  std::string summary;              // one line: what was checked and the answer
-  std::string fix;                  // the smallest change, when it fails
-  std::uint64_t max_concurrency = 0;
-  std::uint64_t kv_budget_bytes = 0;
-  std::uint64_t seq_len = 0;
-  std::uint64_t required = 0;       // concurrency demanded, margin included
+struct Outcome {
+  std::string origin;
+  std::string name;
+  std::uint32_t line = 1;
+  std::optional<PlanResult> result;     // nullopt: the deployment could not be read
+  std::string error;
+  std::vector<std::string> warnings;
+  std::uint64_t concurrency = 1;
+  std::uint64_t required = 1;           // concurrency with the margin
+  std::string summary;
+  std::string fix;
 };
 
-const Field* field(const Document& doc, const std::string& section, const std::string& key) {
-  for (const Section& s : doc.sections) {
-    if (s.key == section) {
-      for (const Field& f : s.fields) {
-        if (f.key == key) {
-          return &f;
-        }
+std::string engine_words(const PlanRequest& q) {
+  return &q.engine_ref() == &raw_engine() ? std::string("engine-neutral")
+                                          : fmt::format("{} {}", q.engine_ref().display(), q.version.text);
+}
+
+Outcome check_one(Deployment d, std::uint32_t margin_ppm) {
+  Outcome o;
+  o.origin = d.origin;
+  o.name = d.name;
+  o.line = d.line;
+  o.concurrency = d.concurrency;
+  // ceil(concurrency × (1 + margin)), exact in integers (concurrency <= 10^7, margin <= 10^6 ppm).
+  o.required = ceil_div(d.concurrency * (1'000'000 + std::uint64_t{margin_ppm}), 1'000'000);
+  PlanRequest& q = d.request;
+  q.version_banner = version();
+  q.batch = o.required;
+  if (d.context_length) {
+    q.seq_len = *d.context_length;
+  } else {
+    q.shape_at_max_len = true;  // no stated context: one request of the longest the server accepts
+  }
+  o.warnings = q.warnings;
+  const PlanResult r = plan(q);
+  const std::string who = fmt::format("{} on {} ({})", q.model_spec().name, q.hardware.label, engine_words(q));
+  const std::string margin = margin_ppm > 0 ? fmt::format(" + {:g}% margin", margin_ppm / 1e4) : "";
+  if (r.verdict.fits) {
+    o.summary = fmt::format("{}: {} × {} tokens{} fits; KV budget {} per GPU{}", who, with_commas(d.concurrency),
+                            with_commas(r.r.seq_len), margin, format_bytes(r.budget.kv_budget_bytes),
+                            r.verdict.uncertain ? " (uncertain: see the warnings)" : "");
+  } else {
+    o.summary = fmt::format("{}: {}{}{}", who, verdict_text(r),
+                            margin_ppm > 0 ? fmt::format(" (with the {:g}% margin: {} sequences)", margin_ppm / 1e4,
+                                                         with_commas(o.required))
+                                           : "",
+                            r.verdict.uncertain ? " (uncertain: see the warnings)" : "");
+    if (!r.fixes.empty()) {
+      const Fix& f = r.fixes.front();
+      std::string changes;
+      for (const Change& c : f.changes) {
+        changes += (changes.empty() ? "" : " ") + spell(c, r);
       }
+      o.fix = fmt::format("{}: KV budget {} per GPU, max batch {} at {} tokens", changes, format_bytes(f.kv_budget_bytes),
+                          with_commas(f.total_concurrency), with_commas(f.seq_len));
     }
   }
-  return nullptr;
+  o.result = r;
+  return o;
 }
 
-Result check_one(Deployment d, std::uint32_t margin_ppm) {
-  Result r;
-  PlanOptions o = d.plan;
-  o.seq_len = d.context_length.value_or(o.max_model_len);
-  r.required = static_cast<std::uint64_t>(
-      std::ceil(static_cast<double>(d.concurrency) * (1.0 + static_cast<double>(margin_ppm) / 1e6) - 1e-9));
-  o.batch = std::to_string(r.required);
-  PlanInputs in = plan_inputs(o);
-  if (!in.seq_len) {
-    // No stated context: one request of the longest the server accepts (llama.cpp: its slot size).
-    in.seq_len = in.max_model_len;
-    if (const Evaluation e = evaluate(in); e.engine && e.engine->max_model_len > 0) {
-      in.seq_len = e.engine->max_model_len;
-    }
+// GitHub workflow commands: data escapes %, CR and LF; properties also ':' and ','.
+std::string gh_data(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    out += c == '%' ? "%25" : c == '\r' ? "%0D" : c == '\n' ? "%0A" : std::string(1, c);
   }
-  const PlanOutcome plan = build_plan(in);
-  r.seq_len = *in.seq_len;
-  r.pass = plan.exit_code == 0;
-  const Field* budget = field(plan.doc, "budget", "kv_budget_bytes");
-  r.kv_budget_bytes = budget != nullptr ? budget->value.n : 0;
-  const std::string engine = in.engine.profile == nullptr
-                                 ? "engine-neutral"
-                                 : fmt::format("{} {}", in.engine.profile->display, in.engine.version_text);
-  const std::string who = fmt::format("{} on {} ({})", in.model.name, in.vram_label, engine);
-  const std::string what = fmt::format("{}: {} × {} tokens{}", who, with_commas(d.concurrency), with_commas(r.seq_len),
-                                       margin_ppm > 0 ? fmt::format(" + {:g}% margin", margin_ppm / 1e4) : "");
-  r.deployment = std::move(d);
-  if (r.pass) {
-    r.summary = fmt::format("{} fits; KV budget {} per GPU", what, format_bytes(r.kv_budget_bytes));
-    return r;
-  }
-  std::string reason = plan.doc.advice.empty() ? "does not fit" : plan.doc.advice.front();
-  if (reason.rfind("kvplan: nothing fits: ", 0) == 0) {
-    reason = reason.substr(22);
-  }
-  r.summary = fmt::format("{}: {}{}", who, reason,
-                          margin_ppm > 0 ? fmt::format(" (with the {:g}% margin: {} sequences)", margin_ppm / 1e4,
-                                                       with_commas(r.required))
-                                         : "");
-  for (std::size_t i = 0; i < plan.doc.advice.size(); ++i) {
-    if (plan.doc.advice[i].find("Try one of:") != std::string::npos && i + 1 < plan.doc.advice.size()) {
-      r.fix = plan.doc.advice[i + 1].substr(plan.doc.advice[i + 1].find_first_not_of(' '));
-      break;
-    }
-  }
-  for (const char* key : {"min_gpu_memory_utilization", "min_mem_fraction_static", "min_free_gpu_memory_fraction",
-                          "min_utilization"}) {
-    if (const Field* f = field(plan.doc, "inverse", key); f != nullptr && f->value.kind == Cell::Kind::number) {
-      r.fix = f->detail + (r.fix.empty() ? "" : "; or " + r.fix);
-      break;
-    }
-  }
-  if (r.fix.empty()) {
-    if (const Field* f = field(plan.doc, "inverse", "fewest_gpus"); f != nullptr && f->value.kind == Cell::Kind::count) {
-      r.fix = f->detail;
-    }
-  }
-  return r;
+  return out;
 }
 
-void print_text(const std::vector<Result>& results, std::ostream& out) {
-  for (const Result& r : results) {
-    out << (r.pass ? "PASS " : "FAIL ") << r.deployment.origin;
-    if (!r.deployment.name.empty()) {
-      out << " (" << r.deployment.name << ")";
-    }
-    out << ": " << r.summary << '\n';
-    if (!r.fix.empty()) {
-      out << "     fix: " << r.fix << '\n';
-    }
+std::string gh_property(std::string_view s) {
+  std::string out;
+  for (char c : gh_data(s)) {
+    out += c == ':' ? "%3A" : c == ',' ? "%2C" : std::string(1, c);
   }
-  const auto failed = std::count_if(results.begin(), results.end(), [](const Result& r) { return !r.pass; });
-  out << fmt::format("{} passed, {} failed\n", results.size() - static_cast<std::size_t>(failed), failed);
+  return out;
 }
 
-void print_github(const std::vector<Result>& results, std::ostream& out) {
-  // GitHub Actions workflow commands: ::error file=F,line=L::message (newlines escaped as %0A).
-  for (const Result& r : results) {
-    std::string message = r.summary + (r.fix.empty() ? "" : "%0Afix: " + r.fix);
-    out << (r.pass ? "::notice" : "::error") << " file=" << r.deployment.origin << ",line=" << r.deployment.line
-        << ",title=kvplan check " << (r.pass ? "passed" : "failed") << "::" << message << '\n';
+void print_text(const std::vector<Outcome>& outcomes, std::ostream& out) {
+  std::size_t passed = 0;
+  std::size_t failed = 0;
+  std::size_t errors = 0;
+  for (const Outcome& o : outcomes) {
+    for (const std::string& w : o.warnings) {
+      out << "warn " << w << '\n';
+    }
+    if (!o.result) {
+      ++errors;
+      out << "ERROR " << o.origin << ": " << o.error << '\n';
+      continue;
+    }
+    const bool pass = o.result->verdict.fits;
+    (pass ? passed : failed) += 1;
+    out << (pass ? "PASS " : "FAIL ") << o.origin;
+    if (!o.name.empty()) {
+      out << " (" << o.name << ")";
+    }
+    out << ": " << o.summary << '\n';
+    if (!o.fix.empty()) {
+      out << "     fix: " << o.fix << '\n';
+    }
+  }
+  out << fmt::format("{} passed, {} failed{}\n", passed, failed, errors > 0 ? fmt::format(", {} unreadable", errors) : "");
+}
+
+void print_github(const std::vector<Outcome>& outcomes, std::ostream& out) {
+  for (const Outcome& o : outcomes) {
+    for (const std::string& w : o.warnings) {
+      out << "::warning file=" << gh_property(o.origin) << ",line=" << o.line << ",title=kvplan check::" << gh_data(w)
+          << '\n';
+    }
+    if (!o.result) {
+      out << "::error file=" << gh_property(o.origin) << ",line=" << o.line << ",title=kvplan check could not read it::"
+          << gh_data(o.error) << '\n';
+      continue;
+    }
+    const bool pass = o.result->verdict.fits;
+    const std::string message = o.summary + (o.fix.empty() ? "" : "\nfix: " + o.fix);
+    out << (pass ? "::notice" : "::error") << " file=" << gh_property(o.origin) << ",line=" << o.line
+        << ",title=kvplan check " << (pass ? "passed" : "failed") << "::" << gh_data(message) << '\n';
   }
 }
 
-void print_json(const std::vector<Result>& results, std::ostream& out) {
+std::string cause_name(Cause c) {
+  switch (c) {
+    case Cause::fits: return "fits";
+    case Cause::refused: return "refused";
+    case Cause::gpus: return "gpus";
+    case Cause::weights: return "weights";
+    case Cause::no_kv_memory: return "no_kv_memory";
+    case Cause::startup_too_long: return "startup_max_model_len";
+    case Cause::too_long: return "too_long";
+    case Cause::capacity: return "capacity";
+    case Cause::concurrency_cap: return "concurrency_cap";
+  }
+  return "";
+}
+
+void print_json(const std::vector<Outcome>& outcomes, std::ostream& out) {
   nlohmann::ordered_json j;
   j["schema_version"] = 1;
   j["results"] = nlohmann::ordered_json::array();
   std::size_t failed = 0;
-  for (const Result& r : results) {
-    failed += r.pass ? 0 : 1;
+  std::size_t errors = 0;
+  for (const Outcome& o : outcomes) {
     nlohmann::ordered_json e;
-    e["origin"] = r.deployment.origin;
-    e["name"] = r.deployment.name;
-    e["pass"] = r.pass;
-    e["concurrency"] = r.deployment.concurrency;
-    e["required_concurrency"] = r.required;
-    e["seq_len"] = r.seq_len;
-    e["kv_budget_bytes"] = r.kv_budget_bytes;
-    e["summary"] = r.summary;
-    e["fix"] = r.fix;
+    e["origin"] = o.origin;
+    e["name"] = o.name;
+    e["warnings"] = o.warnings;
+    if (!o.result) {
+      ++errors;
+      e["pass"] = false;
+      e["error"] = o.error;
+      j["results"].push_back(std::move(e));
+      continue;
+    }
+    const PlanResult& r = *o.result;
+    failed += r.verdict.fits ? 0 : 1;
+    e["pass"] = r.verdict.fits;
+    e["cause"] = cause_name(r.verdict.cause);
+    e["uncertain"] = r.verdict.uncertain;
+    e["concurrency"] = o.concurrency;
+    e["required_concurrency"] = o.required;
+    e["seq_len"] = r.r.seq_len;
+    e["max_concurrency"] = r.total_concurrency;
+    e["kv_budget_bytes"] = r.budget.kv_budget_bytes;
+    e["gpus"] = r.r.gpus_used;
+    e["summary"] = o.summary;
+    e["fix"] = o.fix;
     j["results"].push_back(std::move(e));
   }
-  j["passed"] = results.size() - failed;
+  j["passed"] = outcomes.size() - failed - errors;
   j["failed"] = failed;
-  out << j.dump(2) << '\n';
+  j["unreadable"] = errors;
+  out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
 }
 
 }  // namespace
@@ -153,55 +202,96 @@ void setup_check(CLI::App& app, CheckOptions& o) {
   app.add_option("files", o.files, "Deployment files (JSON); see docs/ci.md for the format");
   app.add_option("--gpu,-g", o.gpu, "For an engine command line: the GPU it runs on, with its count (H100x4)");
   app.add_option("--vram", o.vram, "For an engine command line: memory per GPU instead of --gpu");
-  app.add_option("--model,-m", o.model, "For llama-server (a GGUF file): the model's built-in name");
+  app.add_option("--model,-m", o.model, "For an engine command line: the model's built-in name (when it names a file kvplan cannot read)");
   app.add_option("--config", o.config, "For an engine command line: the model's config.json");
   app.add_option("--concurrency,--batch", o.concurrency, "For an engine command line: concurrent requests to serve");
-  app.add_option("--seq-len,-s", o.seq_len, "For an engine command line: tokens per request (default: max model length)");
+  app.add_option("--seq-len,-s", o.seq_len, "For an engine command line: tokens per request (default: the longest it "
+                                            "accepts)");
   app.add_option("--margin", o.margin, "Demand headroom: serve this much more concurrency, e.g. 5% (default 0)");
   app.add_option("--format,-f", o.format, "Output: text, json or github (Actions annotations)");
+  app.add_flag("--strict", o.strict, "Unknown engine flags are errors, not warnings");
 }
 
-int run_check(const CheckOptions& o, std::ostream& out) {
+int run_check(const CheckOptions& o, std::ostream& out, std::ostream& err) {
+  (void)err;
   if (o.format != "text" && o.format != "json" && o.format != "github") {
     throw Error(fmt::format("check: unknown format '{}'{} (expected text, json or github)", o.format,
                             did_you_mean(o.format, {"text", "json", "github"})));
   }
   const std::uint32_t margin = o.margin.empty() ? 0 : parse_fraction_ppm("--margin", o.margin);
-  std::vector<Deployment> deployments;
+  if (o.files.empty() && o.command.empty()) {
+    throw Error("check: nothing to check; give deployment files, or '-- ' and an engine's command line (see docs/ci.md)");
+  }
+  std::vector<Outcome> outcomes;
   for (const std::string& f : o.files) {
-    deployments.push_back(read_deployment_file(f));
+    try {
+      outcomes.push_back(check_one(read_deployment_file(f, o.strict), margin));
+    } catch (const Error& e) {
+      Outcome bad;
+      bad.origin = f;
+      bad.error = e.what();
+      outcomes.push_back(std::move(bad));
+    }
   }
   if (!o.command.empty()) {
-    PlanOptions base;
-    base.gpu = o.gpu;
-    base.vram = o.vram;
-    base.model = o.model;
-    base.config = o.config;
-    Deployment d = read_engine_command(o.command, base);
-    if (d.plan.gpu.empty() && d.plan.vram.empty()) {
-      throw Error("check: say which GPU the command runs on with --gpu NAME[xCOUNT] (or --vram SIZE) before the '--'");
+    const std::string label = command_label(o.command);
+    try {
+      CommandContext ctx;
+      if (!o.gpu.empty() && !o.vram.empty()) {
+        throw Error("check: give --gpu NAME or --vram SIZE, not both");
+      }
+      if (!o.gpu.empty()) {
+        ctx.hardware = hardware_from_gpu(o.gpu);
+      } else if (!o.vram.empty()) {
+        ctx.hardware = hardware_from_vram(o.vram);
+      }
+      if (!o.model.empty() && !o.config.empty()) {
+        throw Error("check: give --model NAME or --config PATH, not both");
+      }
+      if (!o.config.empty()) {
+        ctx.model = load_config(o.config, "--config");
+      } else if (!o.model.empty()) {
+        ctx.model = load_preset(o.model);
+      }
+      ctx.strict = o.strict;
+      Deployment d;
+      d.request = read_command_line(o.command, ctx);
+      if (!ctx.hardware) {
+        throw Error("check: say which GPU the command runs on with --gpu NAME[xCOUNT] (or --vram SIZE) before the '--'");
+      }
+      d.origin = label;
+      d.concurrency = o.concurrency.empty() ? 1 : parse_count("--concurrency", o.concurrency, 10'000'000);
+      if (!o.seq_len.empty()) {
+        d.context_length = parse_tokens("--seq-len", o.seq_len);
+      }
+      outcomes.push_back(check_one(std::move(d), margin));
+    } catch (const Error& e) {
+      if (o.files.empty()) {
+        throw;  // the only deployment: its error is the command's
+      }
+      Outcome bad;
+      bad.origin = label;
+      bad.error = e.what();
+      outcomes.push_back(std::move(bad));
     }
-    d.concurrency = o.concurrency.empty() ? 1 : parse_count("--concurrency", o.concurrency, 10'000'000);
-    if (!o.seq_len.empty()) {
-      d.context_length = o.seq_len;
-    }
-    deployments.push_back(std::move(d));
   }
-  if (deployments.empty()) {
-    throw Error("check: nothing to check; give deployment files, or '-- vllm serve MODEL ...' (see docs/ci.md)");
-  }
-  std::vector<Result> results;
-  for (Deployment& d : deployments) {
-    results.push_back(check_one(std::move(d), margin));
+  if (o.files.size() == 1 && o.command.empty() && !outcomes.front().result) {
+    throw Error(outcomes.front().error);  // one file, unreadable: one error line, exit 2
   }
   if (o.format == "json") {
-    print_json(results, out);
+    print_json(outcomes, out);
   } else if (o.format == "github") {
-    print_github(results, out);
+    print_github(outcomes, out);
   } else {
-    print_text(results, out);
+    print_text(outcomes, out);
   }
-  return std::all_of(results.begin(), results.end(), [](const Result& r) { return r.pass; }) ? 0 : 1;
+  bool any_error = false;
+  bool any_fail = false;
+  for (const Outcome& x : outcomes) {
+    any_error = any_error || !x.result;
+    any_fail = any_fail || (x.result && !x.result->verdict.fits);
+  }
+  return any_error ? 2 : any_fail ? 1 : 0;
 }
 
 }  // namespace kvplan::cli

@@ -1,9 +1,12 @@
-// The subcommands, one file each: typed options, set-up on a CLI11 app, and a run function that
-// returns an exit code (CLI11's subcom_in_files pattern). Private to src/cli.
+// The subcommands, one file each: their text options (what was typed, CLI11's side), set-up on a
+// CLI11 app, and a run function that returns an exit code (CLI11's subcom_in_files pattern). Text
+// exists only here: every value is typed once into a PlanRequest (request_flags.cpp) before any
+// work. Private to src/cli.
 #pragma once
 
 #include <CLI/CLI.hpp>
 #include <iosfwd>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -11,24 +14,20 @@
 
 namespace kvplan::cli {
 
+/// The plan flags shared by every subcommand that plans, as typed.
 struct PlanOptions {
-  std::string model, config, gpu, vram, utilization, reserve, tp, pp, cp, kv_dtype = "auto", weight_dtype = "auto";
-  std::string seq_len, batch, block_size, max_model_len, format = "table";
+  std::string model, config, gpu, vram, tp, pp, cp, dp, kv_dtype = "auto", weight_dtype = "auto";
+  std::string seq_len, batch, max_model_len, format = "table";
   bool explain = false;
-  // --engine and the engines' own knobs, under their own names
   std::string engine = "raw";
-  std::string gpu_memory_utilization, kv_cache_memory, max_num_seqs, max_num_batched_tokens, kv_cache_dtype;  // vLLM
-  std::string mem_fraction_static, page_size, chunked_prefill_size;                                     // SGLang
-  std::string free_gpu_memory_fraction, tokens_per_block, max_num_tokens;                               // TRT-LLM
-  std::string ctx_size, parallel, cache_type_k, cache_type_v, fit, ubatch_size;                         // llama.cpp
-  bool kv_unified = false, swa_full = false;
-  std::string activation_memory, non_torch_memory, cuda_graph_memory;  // measured non-KV memory
+  /// The engines' knobs offered as kvplan flags, by their first spelling ("--gpu-memory-utilization").
+  std::map<std::string, std::string> knob_values;
+  std::map<std::string, bool> knob_switches;  // flag-type knobs given bare ("--kv-unified")
+  std::map<std::string, const CLI::Option*> knob_options;  // to tell "given empty" from "not given"
 };
 void setup_plan(CLI::App& app, PlanOptions& o);
-/// Validates the flags once into typed inputs (throws kvplan::Error naming the flag).
-PlanInputs plan_inputs(const PlanOptions& o);
-/// The engine's own flags into in.engine_settings (engine_flags.cpp); in.engine is already parsed.
-void load_engine(const PlanOptions& o, PlanInputs& in);
+/// Every flag typed once into a request (throws kvplan::Error naming the flag).
+PlanRequest plan_request(const PlanOptions& o);
 int run_plan(const PlanOptions& o, std::ostream& out, std::ostream& err);
 
 struct ModelsOptions {
@@ -40,16 +39,15 @@ int run_models(const ModelsOptions& o, std::ostream& out);
 
 /// `kvplan emit`: the engine's launch command for the plan (plan flags; --engine required).
 int run_emit(const PlanOptions& o, std::ostream& out);
-/// llama.cpp's spelling of a cache type: f16, bf16, f32, q8_0, ...
-std::string ggml_cache_name(const DType& t);
 
 struct CheckOptions {
   std::vector<std::string> files;
   std::vector<std::string> command;  // everything after "--": an engine's own command line
   std::string gpu, vram, model, config, concurrency, seq_len, margin, format = "text";
+  bool strict = false;
 };
 void setup_check(CLI::App& app, CheckOptions& o);
-int run_check(const CheckOptions& o, std::ostream& out);
+int run_check(const CheckOptions& o, std::ostream& out, std::ostream& err);
 
 struct SweepOptions {
   std::vector<std::string> models, gpus, counts, kv_dtypes, pps, seq_lens, where;

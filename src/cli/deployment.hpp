@@ -1,5 +1,7 @@
-// What `kvplan check` reads: deployment files (JSON) and engines' own command lines (vllm serve,
-// python -m sglang.launch_server, llama-server), both turned into the plan's flags. Private to src/cli.
+// What `kvplan check` reads: deployment files (JSON: kvplan's keys, the engine's knobs under its own
+// keys in engine_args, or the engine's command line under "command") and engines' own command
+// lines, each read once into a typed PlanRequest with the concurrency and context it must serve.
+// Private to src/cli.
 #pragma once
 
 #include <cstdint>
@@ -7,24 +9,21 @@
 #include <string>
 #include <vector>
 
-#include "commands.hpp"
+#include "kvplan/command_line.hpp"
+#include "kvplan/plan.hpp"
 
 namespace kvplan::cli {
 
 struct Deployment {
-  std::string origin;              // "deploy/chat.json" or "vllm serve ..."
+  std::string origin;                       // "deploy/chat.json" or "vllm serve"
   std::string name;
-  std::uint32_t line = 1;          // where to point a CI annotation
-  PlanOptions plan;                // flags in kvplan's terms
-  std::uint64_t concurrency = 1;   // required concurrent sequences
-  std::optional<std::string> context_length;  // required tokens per sequence (default: max model length)
+  std::uint32_t line = 1;                   // where to point a CI annotation
+  PlanRequest request;
+  std::uint64_t concurrency = 1;            // required concurrent sequences
+  std::optional<std::uint64_t> context_length;  // required tokens per sequence (default: the longest it accepts)
 };
 
 /// Parses a deployment file; errors name the file and line ("deploy.json:7: unknown key ...").
-Deployment read_deployment_file(const std::string& path);
-
-/// Parses an engine's command line ("vllm serve MODEL --tensor-parallel-size 4 ..."). `base` carries
-/// what the command line cannot say (the GPU, a config for a GGUF file).
-Deployment read_engine_command(const std::vector<std::string>& command, const PlanOptions& base);
+Deployment read_deployment_file(const std::string& path, bool strict);
 
 }  // namespace kvplan::cli

@@ -1,6 +1,7 @@
-// Deployment files for `kvplan check`: JSON with the plan's settings under their kvplan names and
-// the engine's knobs under the engine's names. Unknown keys are errors with "did you mean", and
-// every error carries the file and line.
+// Deployment files for `kvplan check`: JSON with the plan's settings under kvplan's names and the
+// engine's knobs under the engine's own keys (engine_args), or the engine's command line as one
+// string ("command"). Values are typed from the JSON values themselves; unknown keys are errors
+// with "did you mean", and every error carries the file and line.
 #include <algorithm>
 #include <filesystem>
 #include <fmt/format.h>
@@ -9,8 +10,9 @@
 #include <sstream>
 
 #include "deployment.hpp"
-#include "json_fields.hpp"
 #include "kvplan/error.hpp"
+#include "kvplan/model_source.hpp"
+#include "kvplan/quantity.hpp"
 #include "kvplan/text.hpp"
 
 namespace kvplan::cli {
@@ -18,8 +20,11 @@ namespace {
 
 using nlohmann::json;
 
+constexpr std::uintmax_t kMaxFileBytes = 16 * 1024 * 1024;
+
 std::uint32_t line_at(const std::string& text, std::size_t offset) {
-  return static_cast<std::uint32_t>(1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(std::min(offset, text.size())), '\n'));
+  return static_cast<std::uint32_t>(
+      1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(std::min(offset, text.size())), '\n'));
 }
 
 // The line of `"key"` (its first occurrence), for annotations and messages.
@@ -28,104 +33,95 @@ std::uint32_t line_of_key(const std::string& text, const std::string& key) {
   return at == std::string::npos ? 1 : line_at(text, at);
 }
 
-// A JSON scalar as the flag text the plan parses: 0.9 -> "0.9", 131072 -> "131072", "40GiB" -> "40GiB".
-std::string scalar(const std::string& where, const json& v) {
+std::string string_value(const std::string& where, const json& v) {
+  if (!v.is_string()) {
+    throw Error(fmt::format("{}: expected a string, not {}", where, v.type_name()));
+  }
+  return v.get<std::string>();
+}
+
+std::uint64_t whole_value(const std::string& where, const json& v, std::uint64_t max) {
+  if (!v.is_number_unsigned() || v.get<std::uint64_t>() == 0) {
+    throw Error(fmt::format("{}: must be a positive integer (got {})", where,
+                            v.is_string() || v.is_number() || v.is_boolean() ? v.dump() : std::string(v.type_name())));
+  }
+  if (v.get<std::uint64_t>() > max) {
+    throw Error(fmt::format("{}: {} is too large (at most {})", where, v.get<std::uint64_t>(), with_commas(max)));
+  }
+  return v.get<std::uint64_t>();
+}
+
+// A JSON value as the knob's type: numbers stay numbers; a float fraction is read from its
+// shortest decimal form (0.9 -> "0.9"), exactly as if it had been typed.
+KnobValue json_knob(const Knob& k, const std::string& where, const json& v) {
   if (v.is_string()) {
-    return v.get<std::string>();
+    return read_knob(k, where, v.get<std::string>());
   }
-  if (v.is_number_unsigned() || v.is_number_integer()) {
-    return v.dump();
-  }
-  if (v.is_number_float()) {
-    std::string s = fmt::format("{:.6f}", v.get<double>());
-    while (s.back() == '0') {
-      s.pop_back();
-    }
-    if (s.back() == '.') {
-      s.pop_back();
-    }
-    return s;
-  }
-  if (v.is_boolean()) {
-    return v.get<bool>() ? "on" : "off";
-  }
-  throw Error(fmt::format("{}: expected a number or a string, not {}", where, v.type_name()));
-}
-
-struct Key {
-  const char* name;
-  std::string PlanOptions::*field;
-};
-
-const Key kTopKeys[] = {
-    {"model", &PlanOptions::model},           {"config", &PlanOptions::config},
-    {"gpu", &PlanOptions::gpu},               {"vram", &PlanOptions::vram},
-    {"engine", &PlanOptions::engine},         {"tp", &PlanOptions::tp},
-    {"pp", &PlanOptions::pp},                 {"cp", &PlanOptions::cp},
-    {"kv_dtype", &PlanOptions::kv_dtype},     {"weight_dtype", &PlanOptions::weight_dtype},
-    {"utilization", &PlanOptions::utilization}, {"reserve", &PlanOptions::reserve},
-    {"max_model_len", &PlanOptions::max_model_len}, {"block_size", &PlanOptions::block_size},
-};
-
-const Key kEngineKeys[] = {
-    {"gpu_memory_utilization", &PlanOptions::gpu_memory_utilization},
-    {"kv_cache_memory", &PlanOptions::kv_cache_memory},
-    {"max_num_seqs", &PlanOptions::max_num_seqs},
-    {"max_num_batched_tokens", &PlanOptions::max_num_batched_tokens},
-    {"kv_cache_dtype", &PlanOptions::kv_cache_dtype},
-    {"mem_fraction_static", &PlanOptions::mem_fraction_static},
-    {"page_size", &PlanOptions::page_size},
-    {"chunked_prefill_size", &PlanOptions::chunked_prefill_size},
-    {"free_gpu_memory_fraction", &PlanOptions::free_gpu_memory_fraction},
-    {"tokens_per_block", &PlanOptions::tokens_per_block},
-    {"max_num_tokens", &PlanOptions::max_num_tokens},
-    {"ctx_size", &PlanOptions::ctx_size},
-    {"parallel", &PlanOptions::parallel},
-    {"cache_type_k", &PlanOptions::cache_type_k},
-    {"cache_type_v", &PlanOptions::cache_type_v},
-    {"fit", &PlanOptions::fit},
-    {"ubatch_size", &PlanOptions::ubatch_size},
-    {"max_model_len", &PlanOptions::max_model_len},
-    {"block_size", &PlanOptions::block_size},
-};
-
-template <std::size_t N>
-void read_keys(const json& object, const Key (&keys)[N], const std::vector<std::string>& extra, const std::string& path,
-               const std::string& text, const std::string& section, PlanOptions& plan) {
-  std::vector<std::string> names(extra);
-  for (const Key& k : keys) {
-    names.emplace_back(k.name);
-  }
-  for (const auto& item : object.items()) {
-    const std::string where = fmt::format("{}:{}: {}{}", path, line_of_key(text, item.key()), section, item.key());
-    const Key* key = nullptr;
-    for (const Key& k : keys) {
-      if (item.key() == k.name) {
-        key = &k;
+  switch (k.type) {
+    case KnobType::count:
+    case KnobType::tokens:
+    case KnobType::bytes:
+      if (v.is_number_unsigned() && (v.get<std::uint64_t>() > 0 || k.zero_ok)) {
+        if (k.max != 0 && v.get<std::uint64_t>() > k.max) {
+          throw Error(fmt::format("{}: {} is too large (at most {})", where, v.get<std::uint64_t>(), with_commas(k.max)));
+        }
+        return v.get<std::uint64_t>();
       }
-    }
-    if (key != nullptr) {
-      plan.*(key->field) = scalar(where, item.value());
-    } else if (std::find(extra.begin(), extra.end(), item.key()) == extra.end()) {
-      throw Error(fmt::format("{}: unknown key{}", where, did_you_mean(item.key(), names)));
-    }
+      throw Error(fmt::format("{}: must be a positive integer (got {})", where, v.dump()));
+    case KnobType::fraction:
+      if (v.is_number()) {
+        return std::uint64_t{parse_fraction_ppm(where, fmt::format("{}", v.get<double>()))};
+      }
+      break;
+    case KnobType::flag:
+      if (v.is_boolean()) {
+        return v.get<bool>();
+      }
+      break;
+    case KnobType::json:
+      return v.dump();
+    case KnobType::dtype:
+    case KnobType::text:
+      break;
   }
+  throw Error(fmt::format("{}: expected {} (got {})", where,
+                          k.type == KnobType::fraction ? "a number such as 0.9"
+                          : k.type == KnobType::flag   ? "true or false"
+                                                       : "a string",
+                          v.type_name()));
 }
 
-}  // namespace
-
-Deployment read_deployment_file(const std::string& path) {
+std::string read_file(const std::string& path) {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) {
+  if (std::filesystem::is_directory(path, ec)) {
+    throw Error(fmt::format("{}: is a directory, not a deployment file", path));
+  }
+  if (!std::filesystem::exists(path, ec)) {
     throw Error(fmt::format("{}: no such deployment file", path));
   }
-  if (std::filesystem::file_size(path, ec) > 16 * 1024 * 1024) {
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    throw Error(fmt::format("{}: not a regular file", path));
+  }
+  if (std::filesystem::file_size(path, ec) > kMaxFileBytes) {
     throw Error(fmt::format("{}: larger than 16 MiB; a deployment file is a few hundred bytes", path));
   }
   std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw Error(fmt::format("{}: cannot be read (permission denied?)", path));
+  }
   std::ostringstream buffer;
   buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  return buffer.str();
+}
+
+const char* const kTopKeys[] = {"name", "model", "config", "gpu", "vram", "engine", "tp", "pp", "cp", "dp",
+                                "kv_dtype", "weight_dtype", "utilization", "reserve", "max_model_len", "block_size",
+                                "engine_args", "require", "command"};
+
+}  // namespace
+
+Deployment read_deployment_file(const std::string& path, bool strict) {
+  const std::string text = read_file(path);
   json j;
   try {
     j = json::parse(text);
@@ -140,50 +136,187 @@ Deployment read_deployment_file(const std::string& path) {
   if (!j.is_object()) {
     throw Error(fmt::format("{}:1: a deployment is a JSON object", path));
   }
+  auto where = [&](const std::string& key, const std::string& prefix = "") {
+    return fmt::format("{}:{}: {}{}", path, line_of_key(text, key), prefix, key);
+  };
+  std::vector<std::string> top(std::begin(kTopKeys), std::end(kTopKeys));
+  for (const auto& item : j.items()) {
+    if (std::find(top.begin(), top.end(), item.key()) == top.end()) {
+      throw Error(fmt::format("{}: unknown key{}", where(item.key()), did_you_mean(item.key(), top)));
+    }
+  }
   Deployment d;
   d.origin = path;
-  d.plan.format = "table";
-  read_keys(j, kTopKeys, {"name", "engine_args", "require"}, path, text, "", d.plan);
   if (j.contains("name")) {
-    d.name = scalar(fmt::format("{}:{}: name", path, line_of_key(text, "name")), j["name"]);
+    d.name = string_value(where("name"), j["name"]);
   }
-  if (const auto it = j.find("engine_args"); it != j.end()) {
-    if (!it->is_object()) {
-      throw Error(fmt::format("{}:{}: engine_args must be an object of the engine's own settings", path,
-                              line_of_key(text, "engine_args")));
+  PlanRequest& q = d.request;
+  q.origin = Origin::deployment_file;
+  q.version_banner = "";
+  // The machine.
+  if (j.contains("gpu") && j.contains("vram")) {
+    throw Error(fmt::format("{}: give \"gpu\" or \"vram\", not both", where("vram")));
+  }
+  std::optional<Hardware> hardware;
+  if (j.contains("gpu")) {
+    hardware = hardware_from_gpu(string_value(where("gpu"), j["gpu"]));
+  } else if (j.contains("vram")) {
+    hardware = hardware_from_vram(string_value(where("vram"), j["vram"]));
+  } else {
+    throw Error(fmt::format("{}:1: missing \"gpu\" (e.g. \"H100x4\") or \"vram\" (e.g. \"80GB\")", path));
+  }
+  // The model.
+  std::optional<ModelChoice> model;
+  if (j.contains("model") && j.contains("config")) {
+    throw Error(fmt::format("{}: give \"model\" or \"config\", not both", where("config")));
+  }
+  if (j.contains("config")) {
+    std::string config = string_value(where("config"), j["config"]);
+    if (std::filesystem::path(config).is_relative()) {
+      config = (std::filesystem::path(path).parent_path() / config).string();  // relative to the file
     }
-    read_keys(*it, kEngineKeys, {}, path, text, "engine_args.", d.plan);
+    model = load_config(config, where("config"));
+  } else if (j.contains("model")) {
+    model = load_preset(string_value(where("model"), j["model"]));
+  }
+  if (j.contains("command")) {
+    // The engine's own command line: everything it says is read from it.
+    for (const char* key : {"engine", "tp", "pp", "cp", "dp", "kv_dtype", "weight_dtype", "utilization", "reserve",
+                            "max_model_len", "block_size", "engine_args"}) {
+      if (j.contains(key)) {
+        throw Error(fmt::format("{}: with \"command\", the command line says this; remove \"{}\"", where(key), key));
+      }
+    }
+    CommandContext ctx;
+    ctx.hardware = hardware;
+    ctx.model = model;
+    ctx.strict = strict;
+    ctx.origin = where("command");
+    q = read_command_line(shell_words(string_value(where("command"), j["command"])), ctx);
+    q.origin = Origin::deployment_file;
+    d.line = line_of_key(text, "command");
+  } else {
+    if (!model) {
+      throw Error(fmt::format("{}:1: missing \"model\" (a built-in name or Hugging Face id), \"config\" (a "
+                              "config.json) or \"command\" (the engine's command line)",
+                              path));
+    }
+    q.model = *model;
+    q.hardware = *hardware;
+    const std::string engine = j.contains("engine") ? string_value(where("engine"), j["engine"]) : "raw";
+    EngineChoice choice;
+    try {
+      choice = parse_engine(engine);
+    } catch (const Error& e) {
+      throw Error(fmt::format("{}: {}", where("engine"), e.what()));
+    }
+    q.engine = choice.engine;
+    q.version = choice.version;
+    const Engine& e = q.engine_ref();
+    for (const char* key : {"tp", "pp", "cp", "dp"}) {
+      if (j.contains(key)) {
+        const auto n = static_cast<std::uint32_t>(whole_value(where(key), j[key], 1024));
+        (key == std::string("tp") ? q.tp : key == std::string("pp") ? q.pp : key == std::string("cp") ? q.cp : q.dp) = n;
+      }
+    }
+    if (j.contains("kv_dtype") && string_value(where("kv_dtype"), j["kv_dtype"]) != "auto") {
+      q.kv_dtype = require_dtype(kv_dtypes(), where("kv_dtype"), j["kv_dtype"].get<std::string>());
+    }
+    if (j.contains("weight_dtype")) {
+      const std::string w = string_value(where("weight_dtype"), j["weight_dtype"]);
+      q.weights = weight_format(q.model_spec(), w);
+      q.weights_label = w;
+    }
+    if (j.contains("max_model_len")) {
+      q.max_model_len = j["max_model_len"].is_string()
+                            ? parse_tokens(where("max_model_len"), j["max_model_len"].get<std::string>())
+                            : whole_value(where("max_model_len"), j["max_model_len"], std::uint64_t{1} << 40);
+    }
+    auto set_knob = [&](std::size_t index, const std::string& at, const json& v) {
+      const Knob& k = e.knobs()[index];
+      const KnobValue value = json_knob(k, at, v);
+      switch (k.target) {
+        case Target::own:
+          q.knobs.set(index, value);
+          break;
+        case Target::max_model_len:
+          q.max_model_len = std::get<std::uint64_t>(value);
+          break;
+        case Target::kv_dtype:
+          if (const auto* dt = std::get_if<DType>(&value)) {
+            q.kv_dtype = *dt;
+          }
+          break;
+        case Target::tp:
+          q.tp = static_cast<std::uint32_t>(std::get<std::uint64_t>(value));
+          break;
+        case Target::pp:
+          q.pp = static_cast<std::uint32_t>(std::get<std::uint64_t>(value));
+          break;
+        case Target::dp:
+          q.dp = static_cast<std::uint32_t>(std::get<std::uint64_t>(value));
+          break;
+        case Target::cp:
+          q.cp = static_cast<std::uint32_t>(std::get<std::uint64_t>(value));
+          break;
+        case Target::model:
+        case Target::weights:
+          throw Error(fmt::format("{}: give it as \"{}\" at the top level", at,
+                                  k.target == Target::model ? "model" : "weight_dtype"));
+      }
+    };
+    // kvplan's own keys at the top level that are the engine's knobs (utilization is its memory fraction).
+    for (const char* key : {"utilization", "reserve", "block_size"}) {
+      if (!j.contains(key)) {
+        continue;
+      }
+      std::optional<std::size_t> index = e.knob_index(key);
+      if (!index && key == std::string("utilization")) {
+        index = e.fraction_knob();
+      }
+      if (!index) {
+        throw Error(fmt::format("{}: --engine {} has no \"{}\"", where(key), e.name(), key));
+      }
+      set_knob(*index, where(key), j[key]);
+    }
+    if (const auto it = j.find("engine_args"); it != j.end()) {
+      if (!it->is_object()) {
+        throw Error(fmt::format("{}: engine_args must be an object of the engine's own settings", where("engine_args")));
+      }
+      std::vector<std::string> keys;
+      for (const Knob& k : e.knobs()) {
+        keys.emplace_back(k.key);
+      }
+      for (const auto& item : it->items()) {
+        std::optional<std::size_t> index = e.knob_index(item.key());
+        if (!index && item.key() == "max_model_len") {
+          q.max_model_len = whole_value(where(item.key(), "engine_args."), item.value(), std::uint64_t{1} << 40);
+          continue;  // the common name of every engine's context length
+        }
+        if (!index) {
+          throw Error(fmt::format("{}: unknown key for {}{}", where(item.key(), "engine_args."), e.display(),
+                                  did_you_mean(item.key(), keys)));
+        }
+        set_knob(*index, where(item.key(), "engine_args."), item.value());
+      }
+    }
+    e.validate(q.knobs);
   }
   if (const auto it = j.find("require"); it != j.end()) {
     if (!it->is_object()) {
-      throw Error(fmt::format("{}:{}: require must be an object", path, line_of_key(text, "require")));
+      throw Error(fmt::format("{}: require must be an object", where("require")));
     }
     for (const auto& item : it->items()) {
-      const std::string where = fmt::format("{}:{}: require.{}", path, line_of_key(text, item.key()), item.key());
+      const std::string at = where(item.key(), "require.");
       if (item.key() == "concurrency") {
-        if (!item.value().is_number_unsigned() || item.value().get<std::uint64_t>() == 0) {
-          throw Error(fmt::format("{}: must be a positive integer (got {})", where, item.value().dump()));
-        }
-        d.concurrency = item.value().get<std::uint64_t>();
+        d.concurrency = whole_value(at, item.value(), 10'000'000);
       } else if (item.key() == "context_length") {
-        d.context_length = scalar(where, item.value());
+        d.context_length = item.value().is_string() ? parse_tokens(at, item.value().get<std::string>())
+                                                    : whole_value(at, item.value(), std::uint64_t{1} << 40);
       } else {
-        throw Error(fmt::format("{}: unknown key{}", where, did_you_mean(item.key(), {"concurrency", "context_length"})));
+        throw Error(fmt::format("{}: unknown key{}", at, did_you_mean(item.key(), {"concurrency", "context_length"})));
       }
     }
-  }
-  if (d.plan.model.empty() && d.plan.config.empty()) {
-    throw Error(fmt::format("{}:1: missing \"model\" (a built-in name or Hugging Face id) or \"config\" (a config.json)",
-                            path));
-  }
-  if (d.plan.gpu.empty() && d.plan.vram.empty()) {
-    throw Error(fmt::format("{}:1: missing \"gpu\" (e.g. \"H100x4\") or \"vram\" (e.g. \"80GB\")", path));
-  }
-  if (!d.plan.config.empty() && std::filesystem::path(d.plan.config).is_relative()) {
-    d.plan.config = (std::filesystem::path(path).parent_path() / d.plan.config).string();  // relative to the file
-  }
-  if (d.plan.engine.empty()) {
-    d.plan.engine = "raw";
   }
   return d;
 }

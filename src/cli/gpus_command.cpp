@@ -23,7 +23,7 @@ int run_gpus(const GpusOptions& o, std::ostream& out) {
     t.rows.push_back({Cell::str(std::string(g.name)), Cell::bytes(g.memory_bytes), Cell::str(std::string(g.marketed)),
                       Cell::count(g.bandwidth_gb_s), Cell::str(std::string(g.source))});
   }
-  t.notes.push_back("Memory is the total CUDA/HIP reports (what vLLM budgets from); use --gpu NAME or NAMExCOUNT.");
+  t.notes.push_back("Memory is the total CUDA/HIP reports (what the engines budget from); use --gpu NAME or NAMExCOUNT.");
   s.tables.push_back(std::move(t));
   doc.sections.push_back(std::move(s));
   render(doc, format, out);

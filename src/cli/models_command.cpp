@@ -14,14 +14,14 @@ namespace {
 std::string layout(const ModelSpec& m) {
   std::string out;
   for (const LayerGroup& g : m.layers) {
-    std::string kind = "full";
-    if (const auto* s = std::get_if<SlidingWindow>(&g.spec)) {
-      kind = fmt::format("SWA {}", format_tokens_short(s->window_tokens));
-    } else if (std::holds_alternative<LatentAttention>(g.spec)) {
-      kind = "MLA";
-    } else if (std::holds_alternative<RecurrentState>(g.spec)) {
-      kind = "linear";
-    }
+    const std::string kind =
+        std::visit(overloaded{
+                       [](const FullAttention&) { return std::string("full"); },
+                       [](const SlidingWindow& s) { return fmt::format("SWA {}", format_tokens_short(s.window_tokens)); },
+                       [](const LatentAttention&) { return std::string("MLA"); },
+                       [](const RecurrentState&) { return std::string("linear"); },
+                   },
+                   g.spec);
     out += fmt::format("{}{} {}", out.empty() ? "" : " + ", g.count, kind);
   }
   return out;
@@ -30,12 +30,17 @@ std::string layout(const ModelSpec& m) {
 // KV heads the cache holds: the configured heads, or 1 for MLA's single latent (num_key_value_heads is
 // nominal there).
 std::uint32_t cached_kv_heads(const ModelSpec& m) {
+  bool latent = false;
   for (const LayerGroup& g : m.layers) {
-    if (std::holds_alternative<LatentAttention>(g.spec)) {
-      return 1;
-    }
+    latent = latent || std::visit(overloaded{
+                                      [](const FullAttention&) { return false; },
+                                      [](const SlidingWindow&) { return false; },
+                                      [](const LatentAttention&) { return true; },
+                                      [](const RecurrentState&) { return false; },
+                                  },
+                                  g.spec);
   }
-  return m.dense_attention.num_key_value_heads;
+  return latent ? 1 : m.dense_attention.num_key_value_heads;
 }
 
 Document list_document() {

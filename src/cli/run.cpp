@@ -103,7 +103,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       return run_generate(app, generate, out);
     }
     if (check_cmd->parsed()) {
-      return run_check(check, out);
+      return run_check(check, out, err);
     }
     if (emit_cmd->parsed()) {
       return run_emit(emit, out);

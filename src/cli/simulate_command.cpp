@@ -54,22 +54,30 @@ void setup_simulate(CLI::App& app, SimulateOptions& o) {
 
 int run_simulate(const SimulateOptions& o, std::ostream& out) {
   const Format format = parse_format(o.plan.format);
-  const PlanInputs in = plan_inputs(o.plan);
-  for (const LayerGroup& g : in.model.layers) {
-    if (std::holds_alternative<SlidingWindow>(g.spec) || std::holds_alternative<RecurrentState>(g.spec)) {
+  const PlanRequest q = plan_request(o.plan);
+  const ModelSpec& model = q.model_spec();
+  for (const LayerGroup& g : model.layers) {
+    const bool supported = std::visit(overloaded{
+                                          [](const FullAttention&) { return true; },
+                                          [](const SlidingWindow&) { return false; },
+                                          [](const LatentAttention&) { return true; },
+                                          [](const RecurrentState&) { return false; },
+                                      },
+                                      g.spec);
+    if (!supported) {
       throw Error(fmt::format("simulate: {} has sliding-window or recurrent layers, which the simulator does not model "
                               "yet; it sizes full-attention and MLA caches",
-                              in.model.name));
+                              model.name));
     }
   }
-  const Evaluation e = evaluate(in);
+  const PlanResult e = plan(q, Depth::verdict);
   std::uint64_t per_token = 0;
-  for (const LayerGroup& g : in.model.layers) {
-    per_token += g.count * bytes_per_token(g.spec, in.kv_dtype, in.tensor_parallel);
+  for (const LayerGroup& g : model.layers) {
+    per_token += g.count * bytes_per_token(g.spec, e.r.kv_dtype, e.r.tp);
   }
   SimConfig config;
   config.capacity_tokens = per_token == 0 ? 0 : e.budget.kv_budget_bytes / per_token;
-  config.max_model_len = in.max_model_len;
+  config.max_model_len = e.r.max_model_len;
   config.shared_prefix_tokens =
       o.shared_prefix.empty() || o.shared_prefix == "0" ? 0 : parse_count("--shared-prefix", o.shared_prefix, 1 << 24);
   if (!o.n.empty() && !o.beam.empty()) {
@@ -78,13 +86,13 @@ int run_simulate(const SimulateOptions& o, std::ostream& out) {
   config.samples = !o.n.empty() ? parse_count("--n", o.n, 1024) : !o.beam.empty() ? parse_count("--beam", o.beam, 1024) : 1;
   if (config.capacity_tokens == 0) {
     throw Error(fmt::format("simulate: no KV cache on {}: the plan leaves no memory for it (run the plan for details)",
-                            in.vram_label));
+                            q.hardware.label));
   }
   if (!o.trace.empty() && !o.workload.empty()) {
     throw Error("simulate: give --workload or --trace, not both");
   }
   const Workload w = o.trace.empty() ? parse_workload(o.workload.empty() ? "sharegpt" : o.workload)
-                                     : read_trace(o.trace, in.max_model_len);
+                                     : read_trace(o.trace, e.r.max_model_len);
   Arrivals arrivals;
   arrivals.requests = o.requests.empty() ? 1000 : parse_count("--requests", o.requests, 100'000'000);
   if (!o.seed.empty()) {
@@ -111,8 +119,8 @@ int run_simulate(const SimulateOptions& o, std::ostream& out) {
   }
 
   Document doc;
-  doc.title = fmt::format("kvplan {} simulate · {} on {} · KV {} · {}", version(), in.model.name, in.vram_label,
-                          in.kv_dtype.name, w.description);
+  doc.title = fmt::format("kvplan {} simulate · {} on {} · KV {} · {}", version(), model.name, q.hardware.label,
+                          e.r.kv_dtype.name, w.description);
   Section s;
   s.key = "simulation";
   s.title = "Simulation";

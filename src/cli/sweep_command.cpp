@@ -1,7 +1,8 @@
-// `kvplan sweep`: the grid of models x GPUs x counts x KV dtypes x TP/PP x context lengths, one row
-// per valid point (fits, max concurrency, longest context, headroom), as CSV or JSON, with --where
-// filters and a --best objective. Each point is one evaluate() of the plan, so the numbers are the
-// plan's own.
+// `kvplan sweep`: the grid of models x GPUs x counts x KV dtypes x PP x context lengths, one row per
+// point (fits, max concurrency, longest context, headroom, and the reason when it does not fit), as
+// CSV or JSON, with --where filters and a --best objective. Every axis is typed once, before the
+// sweep; each point is one plan() at verdict depth, the plan's own numbers, with no text parsed and
+// no exception thrown per point. Rows stream out as they are computed (--best keeps one per group).
 #include <algorithm>
 #include <fmt/format.h>
 #include <map>
@@ -12,6 +13,7 @@
 #include "kvplan/catalog.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/gpus.hpp"
+#include "kvplan/model_source.hpp"
 #include "kvplan/quantity.hpp"
 #include "kvplan/text.hpp"
 #include "kvplan/units.hpp"
@@ -37,31 +39,54 @@ std::vector<std::string> split(const std::vector<std::string>& values) {
 }
 
 struct Point {
-  std::string model, gpu, kv_dtype;
+  const ModelSpec* model = nullptr;
+  const GpuSpec* gpu = nullptr;
+  std::string_view kv_dtype;
   std::uint64_t gpus = 1, tp = 1, pp = 1, seq_len = 0, batch = 1;
   bool fits = false;
   std::uint64_t max_batch = 0, total_concurrency = 0, longest = 0, kv_budget = 0, weights = 0;
   std::int64_t headroom = 0;  // KV budget minus what batch x seq_len needs, per GPU (negative: short)
+  Cause cause = Cause::fits;
 };
 
-double value_of(const Point& p, const std::string& field) {
-  if (field == "max_batch") return static_cast<double>(p.max_batch);
-  if (field == "total_concurrency") return static_cast<double>(p.total_concurrency);
-  if (field == "gpus") return static_cast<double>(p.gpus);
-  if (field == "longest_context") return static_cast<double>(p.longest);
-  if (field == "kv_budget_bytes") return static_cast<double>(p.kv_budget);
-  if (field == "headroom_bytes") return static_cast<double>(p.headroom);
-  if (field == "seq_len") return static_cast<double>(p.seq_len);
-  if (field == "tp") return static_cast<double>(p.tp);
-  if (field == "pp") return static_cast<double>(p.pp);
-  return 0;
+std::string_view cause_name(Cause c) {
+  switch (c) {
+    case Cause::fits: return "";
+    case Cause::refused: return "refused";
+    case Cause::gpus: return "gpus";
+    case Cause::weights: return "weights";
+    case Cause::no_kv_memory: return "no_kv_memory";
+    case Cause::startup_too_long: return "startup_max_model_len";
+    case Cause::too_long: return "too_long";
+    case Cause::capacity: return "capacity";
+    case Cause::concurrency_cap: return "concurrency_cap";
+  }
+  return "";
 }
+
+enum class Field : std::uint8_t { max_batch, total_concurrency, gpus, longest_context, kv_budget_bytes, headroom_bytes, seq_len, tp, pp };
 
 const std::vector<std::string> kFields{"max_batch", "total_concurrency", "gpus", "longest_context", "kv_budget_bytes",
                                        "headroom_bytes", "seq_len", "tp", "pp"};
 
+double value_of(const Point& p, Field f) {
+  switch (f) {
+    case Field::max_batch: return static_cast<double>(p.max_batch);
+    case Field::total_concurrency: return static_cast<double>(p.total_concurrency);
+    case Field::gpus: return static_cast<double>(p.gpus);
+    case Field::longest_context: return static_cast<double>(p.longest);
+    case Field::kv_budget_bytes: return static_cast<double>(p.kv_budget);
+    case Field::headroom_bytes: return static_cast<double>(p.headroom);
+    case Field::seq_len: return static_cast<double>(p.seq_len);
+    case Field::tp: return static_cast<double>(p.tp);
+    case Field::pp: return static_cast<double>(p.pp);
+  }
+  return 0;
+}
+
 struct Filter {
-  std::string field, op;
+  Field field = Field::max_batch;
+  std::string op;
   double value = 0;
   bool fits_only = false;
   bool keep(const Point& p) const {
@@ -74,16 +99,21 @@ struct Filter {
 };
 
 Filter parse_filter(const std::string& text) {
+  Filter f;
   if (text == "fits") {
-    return Filter{"", "", 0, true};
+    f.fits_only = true;
+    return f;
   }
   for (const char* op : {">=", "<=", "==", ">", "<"}) {
     if (const std::size_t at = text.find(op); at != std::string::npos) {
-      Filter f{text.substr(0, at), op, 0, false};
-      if (std::find(kFields.begin(), kFields.end(), f.field) == kFields.end()) {
-        throw Error(fmt::format("--where: unknown field '{}'{} (fields: fits, {})", f.field, did_you_mean(f.field, kFields),
+      const std::string name = text.substr(0, at);
+      const auto it = std::find(kFields.begin(), kFields.end(), name);
+      if (it == kFields.end()) {
+        throw Error(fmt::format("--where: unknown field '{}'{} (fields: fits, {})", name, did_you_mean(name, kFields),
                                 fmt::join(kFields, ", ")));
       }
+      f.field = static_cast<Field>(it - kFields.begin());
+      f.op = op;
       const std::string number = text.substr(at + std::string_view(op).size());
       const auto value = to_decimal(number);
       if (!value) {
@@ -96,6 +126,49 @@ Filter parse_filter(const std::string& text) {
   throw Error(fmt::format("--where: expected 'fits' or FIELD>=NUMBER (also <=, >, <, ==), got '{}'", text));
 }
 
+class Writer {
+ public:
+  Writer(std::ostream& out, bool json) : out_(out), json_(json) {
+    if (json_) {
+      out_ << "{\n  \"schema_version\": 1,\n  \"points\": [";
+    } else {
+      out_ << "model,gpu,gpus,tp,pp,kv_dtype,seq_len,batch,fits,max_batch,total_concurrency,longest_context,"
+              "kv_budget_bytes,weights_bytes,headroom_bytes,reason\n";
+    }
+  }
+  void row(const Point& p) {
+    buffer_.clear();
+    if (json_) {
+      fmt::format_to(std::back_inserter(buffer_),
+                     "{}\n    {{\n      \"model\": \"{}\",\n      \"gpu\": \"{}\",\n      \"gpus\": {},\n      \"tp\": {},\n"
+                     "      \"pp\": {},\n      \"kv_dtype\": \"{}\",\n      \"seq_len\": {},\n      \"batch\": {},\n"
+                     "      \"fits\": {},\n      \"max_batch\": {},\n      \"total_concurrency\": {},\n"
+                     "      \"longest_context\": {},\n      \"kv_budget_bytes\": {},\n      \"weights_bytes\": {},\n"
+                     "      \"headroom_bytes\": {},\n      \"reason\": \"{}\"\n    }}",
+                     rows_ == 0 ? "" : ",", p.model->name, p.gpu->name, p.gpus, p.tp, p.pp, p.kv_dtype, p.seq_len, p.batch,
+                     p.fits ? "true" : "false", p.max_batch, p.total_concurrency, p.longest, p.kv_budget, p.weights,
+                     p.headroom, cause_name(p.cause));
+    } else {
+      fmt::format_to(std::back_inserter(buffer_), "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", p.model->name,
+                     p.gpu->name, p.gpus, p.tp, p.pp, p.kv_dtype, p.seq_len, p.batch, p.fits ? "true" : "false",
+                     p.max_batch, p.total_concurrency, p.longest, p.kv_budget, p.weights, p.headroom, cause_name(p.cause));
+    }
+    out_.write(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+    ++rows_;
+  }
+  void finish() {
+    if (json_) {
+      out_ << (rows_ == 0 ? "]\n}\n" : "\n  ]\n}\n");
+    }
+  }
+
+ private:
+  std::ostream& out_;
+  bool json_;
+  std::size_t rows_ = 0;
+  fmt::memory_buffer buffer_;
+};
+
 }  // namespace
 
 void setup_sweep(CLI::App& app, SweepOptions& o) {
@@ -106,7 +179,7 @@ void setup_sweep(CLI::App& app, SweepOptions& o) {
   app.add_option("--pp", o.pps, "Pipeline-parallel sizes (default 1); tp = count / pp");
   app.add_option("--seq-len,-s", o.seq_lens, "Context lengths (default 8k)");
   app.add_option("--batch,-b", o.batch, "Concurrent sequences each point must serve to fit (default 1)");
-  app.add_option("--engine,-e", o.engine, "Engine profile for every point (default raw)");
+  app.add_option("--engine,-e", o.engine, "Engine for every point (default raw)");
   app.add_option("--where", o.where, "Keep rows: fits, or FIELD>=N (<=, >, <, ==); repeatable");
   app.add_option("--best", o.best, "One row per model and context: most-concurrency or fewest-gpus (among fits)");
   app.add_option("--format,-f", o.format, "csv or json (default csv)");
@@ -122,22 +195,48 @@ int run_sweep(const SweepOptions& o, std::ostream& out) {
     throw Error(fmt::format("--best: unknown objective '{}'{} (most-concurrency or fewest-gpus)", o.best,
                             did_you_mean(o.best, {"most-concurrency", "fewest-gpus"})));
   }
-  std::vector<std::string> models = split(o.models);
-  if (models.size() == 1 && models.front() == "all") {
-    models.clear();
+  // Every axis typed once.
+  std::vector<std::string> model_names = split(o.models);
+  if (model_names.size() == 1 && model_names.front() == "all") {
+    model_names.clear();
     for (const Preset& p : presets()) {
-      models.push_back(p.name);
+      model_names.push_back(p.name);
     }
   }
-  const std::vector<std::string> gpus = split(o.gpus);
-  std::vector<std::string> counts = split(o.counts);
-  std::vector<std::string> dtypes = split(o.kv_dtypes);
-  std::vector<std::string> pps = split(o.pps);
-  std::vector<std::string> seqs = split(o.seq_lens);
-  counts = counts.empty() ? std::vector<std::string>{"1", "2", "4", "8"} : counts;
-  dtypes = dtypes.empty() ? std::vector<std::string>{"auto"} : dtypes;
-  pps = pps.empty() ? std::vector<std::string>{"1"} : pps;
-  seqs = seqs.empty() ? std::vector<std::string>{"8k"} : seqs;
+  std::vector<ModelChoice> models;
+  for (const std::string& m : model_names) {
+    models.push_back(load_preset(m));
+  }
+  std::vector<const GpuSpec*> gpus;
+  for (const std::string& g : split(o.gpus)) {
+    const GpuChoice c = parse_gpu(g);
+    if (c.count_given) {
+      throw Error(fmt::format("--gpu {}: give the GPU type here and the counts with --count", g));
+    }
+    gpus.push_back(c.gpu);
+  }
+  std::vector<std::uint32_t> counts;
+  for (const std::string& c : split(o.counts)) {
+    counts.push_back(static_cast<std::uint32_t>(parse_count("--count", c, 4096)));
+  }
+  counts = counts.empty() ? std::vector<std::uint32_t>{1, 2, 4, 8} : counts;
+  std::vector<std::optional<DType>> dtypes;
+  for (const std::string& d : split(o.kv_dtypes)) {
+    dtypes.push_back(d == "auto" ? std::nullopt : std::optional<DType>(require_dtype(kv_dtypes(), "--kv-dtype", d)));
+  }
+  dtypes = dtypes.empty() ? std::vector<std::optional<DType>>{std::nullopt} : dtypes;
+  std::vector<std::uint32_t> pps;
+  for (const std::string& p : split(o.pps)) {
+    pps.push_back(static_cast<std::uint32_t>(parse_count("--pp", p, 1024)));
+  }
+  pps = pps.empty() ? std::vector<std::uint32_t>{1} : pps;
+  std::vector<std::uint64_t> seqs;
+  for (const std::string& s : split(o.seq_lens)) {
+    seqs.push_back(parse_tokens("--seq-len", s));
+  }
+  seqs = seqs.empty() ? std::vector<std::uint64_t>{8192} : seqs;
+  const std::uint64_t batch = o.batch.empty() ? 1 : parse_count("--batch", o.batch, 10'000'000);
+  const EngineChoice engine = parse_engine(o.engine.empty() ? "raw" : o.engine);
   std::vector<Filter> filters;
   for (const std::string& w : o.where) {
     filters.push_back(parse_filter(w));
@@ -151,114 +250,84 @@ int run_sweep(const SweepOptions& o, std::ostream& out) {
     throw Error(fmt::format("sweep: {} points is more than {}; narrow an axis or add --force", with_commas(points),
                             with_commas(kMaxPoints)));
   }
-  // Validate every axis value once, before the sweep (a typo fails at once, not at row 90,000).
-  for (const std::string& m : models) {
-    (void)find_preset(m);
-  }
-  for (const std::string& g : gpus) {
-    (void)parse_gpu(g);
-  }
-  for (const std::string& d : dtypes) {
-    if (d != "auto") {
-      (void)require_dtype(kv_dtypes(), "--kv-dtype", d);
+  // Hardware per (GPU, count), built once.
+  std::vector<Hardware> machines;
+  for (const GpuSpec* g : gpus) {
+    for (std::uint32_t c : counts) {
+      Hardware h;
+      h.gpu = g;
+      h.vram_bytes = g->memory_bytes;
+      h.count = c;
+      h.label = std::string(g->name);
+      machines.push_back(std::move(h));
     }
   }
-  std::vector<Point> rows;
-  std::uint64_t skipped = 0;
-  for (const std::string& m : models) {
-    for (const std::string& seq : seqs) {
-      for (const std::string& g : gpus) {
-        for (const std::string& c : counts) {
-          for (const std::string& pp : pps) {
-            for (const std::string& d : dtypes) {
-              PlanOptions po;
-              po.model = m;
-              po.gpu = fmt::format("{}x{}", g, c);
-              po.pp = pp;
-              po.kv_dtype = d;
-              po.seq_len = seq;
-              po.batch = o.batch.empty() ? "1" : o.batch;
-              po.engine = o.engine.empty() ? "raw" : o.engine;
-              PlanInputs in;
-              try {
-                in = plan_inputs(po);
-              } catch (const Error&) {
-                ++skipped;  // an invalid split for this model (tp not dividing heads, pp > layers, ...)
-                continue;
-              }
-              Evaluation e = evaluate(in);
-              for (std::uint32_t r = 0; in.pipeline_parallel > 1 && r < in.pipeline_parallel; ++r) {
-                PlanInputs stage = in;  // every stage is a GPU of its own; the fewest sequences decide
-                stage.model = pipeline_stage(in.model, in.pipeline_parallel, r);
-                stage.stage = r;
-                Evaluation s = evaluate(stage);
-                if (r == 0 || s.max_batch < e.max_batch ||
-                    (s.max_batch == e.max_batch && s.budget.kv_budget_bytes < e.budget.kv_budget_bytes)) {
-                  e = std::move(s);
-                }
-              }
-              Point p{in.model.name, std::string(in.gpu->name), std::string(in.kv_dtype.name), in.gpu_count,
-                      in.tensor_parallel, in.pipeline_parallel, *in.seq_len, e.shape.batch};
-              p.fits = e.fits;
-              p.max_batch = e.max_batch;
-              p.total_concurrency = e.max_batch * in.replicas;
-              p.longest = e.longest_at_batch_1.value_or(0);
-              p.kv_budget = e.budget.kv_budget_bytes;
-              p.weights = e.budget.weights_bytes;
-              const std::uint64_t needed = sat_mul(e.shape.batch, e.kv_per_sequence);
-              p.headroom = static_cast<std::int64_t>(p.kv_budget) - static_cast<std::int64_t>(std::min<std::uint64_t>(needed, kSaturated / 2));
-              if (std::all_of(filters.begin(), filters.end(), [&](const Filter& f) { return f.keep(p); })) {
-                rows.push_back(std::move(p));
-              }
+  Writer writer(out, o.format == "json");
+  std::map<std::pair<std::string_view, std::uint64_t>, Point> best;
+  for (const ModelChoice& m : models) {
+    PlanRequest q;
+    q.model = m;
+    q.engine = engine.engine;
+    q.version = engine.version;
+    q.batch = batch;
+    q.weights = weight_format(*m.spec, "auto");
+    for (std::uint64_t seq : seqs) {
+      q.seq_len = seq;
+      for (const Hardware& h : machines) {
+        q.hardware = h;
+        for (std::uint32_t pp : pps) {
+          q.pp = pp;
+          q.tp = std::max<std::uint32_t>(1, *h.count / pp);
+          for (const std::optional<DType>& d : dtypes) {
+            q.kv_dtype = d;
+            Point p;
+            p.model = m.spec.get();
+            p.gpu = h.gpu;
+            p.gpus = *h.count;
+            p.tp = *q.tp;
+            p.pp = pp;
+            p.seq_len = seq;
+            p.batch = batch;
+            const PlanResult x = plan(q, Depth::verdict);
+            p.kv_dtype = x.r.kv_dtype.name;
+            p.fits = x.verdict.fits && *h.count % pp == 0;
+            p.cause = *h.count % pp != 0 ? Cause::refused : x.verdict.cause;
+            p.max_batch = x.max_batch;
+            p.total_concurrency = x.total_concurrency;
+            p.longest = x.longest_at_batch_1.value_or(0);
+            p.kv_budget = x.budget.kv_budget_bytes;
+            p.weights = x.budget.weights_bytes;
+            const std::uint64_t needed = sat_mul(x.r.batch_per_replica, x.kv_per_sequence);
+            p.headroom = static_cast<std::int64_t>(std::min<std::uint64_t>(p.kv_budget, kSaturated / 2)) -
+                         static_cast<std::int64_t>(std::min<std::uint64_t>(needed, kSaturated / 2));
+            if (!std::all_of(filters.begin(), filters.end(), [&](const Filter& f) { return f.keep(p); })) {
+              continue;
+            }
+            if (o.best.empty()) {
+              writer.row(p);
+              continue;
+            }
+            if (!p.fits) {
+              continue;
+            }
+            auto [it, inserted] = best.try_emplace({p.model->name, p.seq_len}, p);
+            const Point& b = it->second;
+            const bool better = o.best == "fewest-gpus"
+                                    ? (p.gpus < b.gpus || (p.gpus == b.gpus && p.total_concurrency > b.total_concurrency))
+                                    : (p.total_concurrency > b.total_concurrency ||
+                                       (p.total_concurrency == b.total_concurrency && p.gpus < b.gpus));
+            if (!inserted && better) {
+              it->second = p;
             }
           }
         }
       }
     }
   }
-  if (!o.best.empty()) {
-    std::map<std::pair<std::string, std::uint64_t>, Point> best;
-    for (const Point& p : rows) {
-      if (!p.fits) {
-        continue;
-      }
-      auto [it, inserted] = best.try_emplace({p.model, p.seq_len}, p);
-      const Point& b = it->second;
-      const bool better = o.best == "fewest-gpus"
-                              ? (p.gpus < b.gpus || (p.gpus == b.gpus && p.total_concurrency > b.total_concurrency))
-                              : (p.total_concurrency > b.total_concurrency ||
-                                 (p.total_concurrency == b.total_concurrency && p.gpus < b.gpus));
-      if (!inserted && better) {
-        it->second = p;
-      }
-    }
-    rows.clear();
-    for (auto& [key, p] : best) {
-      rows.push_back(p);
-    }
+  for (const auto& [key, p] : best) {
+    writer.row(p);
   }
-  if (o.format == "json") {
-    nlohmann::ordered_json j;
-    j["schema_version"] = 1;
-    j["points"] = nlohmann::ordered_json::array();
-    for (const Point& p : rows) {
-      j["points"].push_back({{"model", p.model}, {"gpu", p.gpu}, {"gpus", p.gpus}, {"tp", p.tp}, {"pp", p.pp},
-                             {"kv_dtype", p.kv_dtype}, {"seq_len", p.seq_len}, {"batch", p.batch}, {"fits", p.fits},
-                             {"max_batch", p.max_batch}, {"total_concurrency", p.total_concurrency},
-                             {"longest_context", p.longest}, {"kv_budget_bytes", p.kv_budget},
-                             {"weights_bytes", p.weights}, {"headroom_bytes", p.headroom}});
-    }
-    j["skipped_invalid"] = skipped;
-    out << j.dump(2) << '\n';
-  } else {
-    out << "model,gpu,gpus,tp,pp,kv_dtype,seq_len,batch,fits,max_batch,total_concurrency,longest_context,"
-           "kv_budget_bytes,weights_bytes,headroom_bytes\n";
-    for (const Point& p : rows) {
-      out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", p.model, p.gpu, p.gpus, p.tp, p.pp,
-                         p.kv_dtype, p.seq_len, p.batch, p.fits ? "true" : "false", p.max_batch, p.total_concurrency,
-                         p.longest, p.kv_budget, p.weights, p.headroom);
-    }
-  }
+  writer.finish();
   return 0;
 }
 

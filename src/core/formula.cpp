@@ -9,13 +9,6 @@
 namespace kvplan {
 namespace {
 
-template <class... Fs>
-struct overloaded : Fs... {
-  using Fs::operator()...;
-};
-template <class... Fs>
-overloaded(Fs...) -> overloaded<Fs...>;
-
 std::uint64_t full_bytes_per_token(const FullAttention& a, const DType& kv, std::uint32_t tp) noexcept {
   // vLLM AttentionSpec.real_page_size_bytes / block_size = num_kv_heads * (head_size + head_size_v) * dtype;
   // quantized formats store each head's row in blocks (ggml row_size, vLLM per-token-head scales).

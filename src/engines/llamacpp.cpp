@@ -1,10 +1,13 @@
-// llama.cpp: exactly n_ctx cells, padded to 256; SWA layers in a second cache of
-// pad256(n_swa * n_seq + n_ubatch) cells; MLA K-only since 2026-01-24; recurrent state in f32.
+// llama.cpp (llama-server): its knobs and flags; exactly n_ctx cells, padded to 256; SWA layers in a
+// second cache of pad256(n_swa * n_seq + n_ubatch) cells; MLA K-only since 2026-01-24; recurrent
+// state in f32; its launch command and command lines.
 // Sources (docs/engines.md): src/llama-context.cpp (n_ctx padding), src/llama-kv-cache.cpp
 // (allocation and its log line), src/llama-kv-cache-iswa.cpp (SWA size), src/llama-hparams.cpp
-// (n_embd_k_gqa, n_embd_r/s), PR #19067 (V-less cache for MLA), common/ --fit.
+// (n_embd_k_gqa, n_embd_r/s), PR #19067 (V-less cache for MLA), common/arg.cpp (flags, --fit).
 #include <algorithm>
+#include <array>
 #include <fmt/format.h>
+#include <tuple>
 #include <variant>
 
 #include "engine_util.hpp"
@@ -12,6 +15,7 @@
 #include "kvplan/error.hpp"
 #include "kvplan/quantity.hpp"
 #include "kvplan/units.hpp"
+#include "llamacpp_flags.hpp"
 
 namespace kvplan {
 namespace {
@@ -19,10 +23,66 @@ namespace {
 // Version keys are build dates, YYYYMMDD.
 constexpr int kVlessMlaSince = 20260124;   // PR #19067 "kv-cache : support V-less cache"
 constexpr std::uint64_t kPad = 256;         // GGML_PAD(n_ctx, 256), PR #17046; SWA cache padding, issue #17037
-constexpr std::uint64_t kFitTargetBytes = 1024 * kMiB;  // --fit leaves fit_params_target = 1024 MiB free
-// kvplan's floor for the --fit emulation; llama.cpp's own fit_params_min_ctx default was not read
-// (docs/engines.md lists it as open).
-constexpr std::uint64_t kFitMinContext = 4096;
+constexpr std::uint64_t kFitTargetMiB = 1024;  // --fit leaves fit_params_target = 1024 MiB free (common.h)
+constexpr std::uint64_t kFitMinContext = 4096;  // fit_params_min_ctx (common.h; -fitc)
+
+enum K : std::size_t {
+  ctx_size, parallel, cache_type_k, cache_type_v, kv_unified, swa_full, fit, fit_target, fit_ctx, ubatch_size,
+  flash_attn, model, kCount
+};
+
+// -np -1 is "auto" (4 slots with a unified cache in llama-server).
+KnobValue slots(std::string_view where, std::string_view text) {
+  if (text == "-1") {
+    return std::string("auto");
+  }
+  return parse_count(where, text, 4096);
+}
+
+// -fitt takes one value per device ("1024,2048"); kvplan plans one device, so the first.
+KnobValue first_count(std::string_view where, std::string_view text) {
+  return parse_count(where, text.substr(0, text.find(',')), 1 << 20);
+}
+
+KnobValue plain_count(std::string_view where, std::string_view text) {
+  if (text == "0") {
+    return std::uint64_t{0};
+  }
+  return parse_count(where, text, std::uint64_t{1} << 40);
+}
+
+constexpr std::array<Knob, kCount> kKnobs{{
+    {"ctx_size", "-c --ctx-size", KnobType::tokens, Target::own, "--ctx-size -c",
+     "llama.cpp: context cells (0 = the model's n_ctx_train; default 0)", "common/arg.cpp common_params.n_ctx",
+     plain_count, 0, true},
+    {"parallel", "-np --parallel", KnobType::count, Target::own, "--parallel --np",
+     "llama.cpp: slots (-np; default auto: 4 with a unified cache)", "common/arg.cpp common_params.n_parallel", slots,
+     4096},
+    {"cache_type_k", "-ctk --cache-type-k", KnobType::dtype, Target::own, "--cache-type-k --ctk",
+     "llama.cpp: K cache type (f16, q8_0, q4_0, ...)", "common/arg.cpp common_params.cache_type_k"},
+    {"cache_type_v", "-ctv --cache-type-v", KnobType::dtype, Target::own, "--cache-type-v --ctv",
+     "llama.cpp: V cache type (f16, q8_0, q4_0, ...)", "common/arg.cpp common_params.cache_type_v"},
+    {"kv_unified", "-kvu --kv-unified", KnobType::flag, Target::own, "--kv-unified",
+     "llama.cpp: one cache shared by all slots", "common/arg.cpp common_params.kv_unified"},
+    {"swa_full", "--swa-full", KnobType::flag, Target::own, "--swa-full",
+     "llama.cpp: full-size cache for sliding-window layers", "common/arg.cpp common_params.swa_full"},
+    {"fit", "--fit", KnobType::flag, Target::own, "--fit",
+     "llama.cpp: on|off, shrink n_ctx to leave 1024 MiB free (default on)", "common/arg.cpp common_params.fit_params",
+     engines::on_off},
+    {"fit_target", "-fitt --fit-target", KnobType::count, Target::own, "",
+     "llama.cpp: MiB --fit keeps free per device (default 1024)", "common/arg.cpp common_params.fit_params_target",
+     first_count, 1 << 20, true},
+    {"fit_ctx", "-fitc --fit-ctx", KnobType::count, Target::own, "",
+     "llama.cpp: the smallest n_ctx --fit may choose (default 4096)", "common/arg.cpp common_params.fit_params_min_ctx",
+     nullptr, 0, true},
+    {"ubatch_size", "-ub --ubatch-size", KnobType::count, Target::own, "--ubatch-size",
+     "llama.cpp: physical batch (default 512)", "common/arg.cpp common_params.n_ubatch", nullptr, 1 << 20},
+    {"flash_attn", "-fa --flash-attn", KnobType::text, Target::own, "",
+     "llama.cpp: flash attention on|off|auto (default auto); a quantized V cache needs it",
+     "common/arg.cpp common_params.flash_attn_type"},
+    {"model", "-m --model", KnobType::text, Target::model, "", "the model: a GGUF file",
+     "common/arg.cpp common_params.model"},
+}};
 
 std::string ggml_name(const DType& t) {
   if (t.name == "fp16") {
@@ -32,6 +92,20 @@ std::string ggml_name(const DType& t) {
     return "f32";
   }
   return std::string(t.name);
+}
+
+// "2026-01-24" -> 20260124 (builds from 2024-01-01 on).
+std::optional<int> build_date(std::string_view text) {
+  if (text.size() != 10 || text[4] != '-' || text[7] != '-') {
+    return std::nullopt;
+  }
+  const auto y = to_unsigned(text.substr(0, 4));
+  const auto m = to_unsigned(text.substr(5, 2));
+  const auto d = to_unsigned(text.substr(8, 2));
+  if (!y || !m || !d || *y < 2024 || *y > 2030 || *m < 1 || *m > 12 || *d < 1 || *d > 31) {
+    return std::nullopt;
+  }
+  return static_cast<int>(*y * 10000 + *m * 100 + *d);
 }
 
 struct Cache {
@@ -58,21 +132,31 @@ Sizes sizes(const ModelSpec& m, const DType& tk, const DType& tv, std::uint64_t 
     Cache* c = &s.base;
     std::uint64_t k_width = 0;
     std::uint64_t v_width = 0;
-    if (const auto* full = std::get_if<FullAttention>(&g.spec)) {
-      k_width = std::uint64_t{full->num_key_value_heads} * full->head_dim;
-      v_width = std::uint64_t{full->num_key_value_heads} * full->v_head_dim.value_or(full->head_dim);
-    } else if (const auto* swa = std::get_if<SlidingWindow>(&g.spec)) {
-      c = &s.swa;
-      k_width = std::uint64_t{swa->attention.num_key_value_heads} * swa->attention.head_dim;
-      v_width = std::uint64_t{swa->attention.num_key_value_heads} *
-                swa->attention.v_head_dim.value_or(swa->attention.head_dim);
-    } else if (const auto* mla = std::get_if<LatentAttention>(&g.spec)) {
-      k_width = std::uint64_t{mla->kv_lora_rank} + mla->qk_rope_head_dim;  // n_embd_head_k = rank + n_rot
-      v_width = vless_mla ? 0 : mla->kv_lora_rank;                         // K 576 + V 512 before PR #19067
-    } else {
-      const auto& r = std::get<RecurrentState>(g.spec);  // llama_memory_recurrent: R and S in f32
-      s.recurrent_bytes += std::uint64_t{g.count} * (r.conv_elements + r.ssm_elements) * 4 * std::max<std::uint64_t>(1, n_seq);
-      s.recurrent_layers += g.count;
+    bool recurrent = false;
+    std::visit(overloaded{
+                   [&](const FullAttention& full) {
+                     k_width = std::uint64_t{full.num_key_value_heads} * full.head_dim;
+                     v_width = std::uint64_t{full.num_key_value_heads} * full.v_head_dim.value_or(full.head_dim);
+                   },
+                   [&](const SlidingWindow& swa) {
+                     c = &s.swa;
+                     k_width = std::uint64_t{swa.attention.num_key_value_heads} * swa.attention.head_dim;
+                     v_width = std::uint64_t{swa.attention.num_key_value_heads} *
+                               swa.attention.v_head_dim.value_or(swa.attention.head_dim);
+                   },
+                   [&](const LatentAttention& mla) {
+                     k_width = std::uint64_t{mla.kv_lora_rank} + mla.qk_rope_head_dim;  // n_embd_head_k = rank + n_rot
+                     v_width = vless_mla ? 0 : mla.kv_lora_rank;  // K 576 + V 512 before PR #19067
+                   },
+                   [&](const RecurrentState& r) {  // llama_memory_recurrent: R and S in f32
+                     s.recurrent_bytes += std::uint64_t{g.count} * (r.conv_elements + r.ssm_elements) * 4 *
+                                          std::max<std::uint64_t>(1, n_seq);
+                     s.recurrent_layers += g.count;
+                     recurrent = true;
+                   },
+               },
+               g.spec);
+    if (recurrent) {
       continue;
     }
     const std::uint64_t cells = c->cells * streams;
@@ -92,75 +176,194 @@ std::string size_line(const char* prefix, const Cache& c, std::uint64_t n_seq, s
                      ggml_name(tv), static_cast<double>(c.v_bytes) / static_cast<double>(kMiB));
 }
 
-}  // namespace
-
-EnginePrediction predict_llamacpp(const EngineInputs& in) {
-  const ModelSpec& m = *in.model;
-  const EngineSettings& s = in.settings;
-  EnginePrediction p;
-  const DType tk = s.cache_type_k.value_or(*find_dtype(kv_dtypes(), "fp16"));
-  const DType tv = s.cache_type_v.value_or(*find_dtype(kv_dtypes(), "fp16"));  // -ctv is independent of -ctk
-  for (const DType& t : {tk, tv}) {
-    if (t.name == "fp8" || t.name == "fp8_e4m3" || t.name == "fp8_e5m2" || t.name == "int8" || t.name == "int4") {
-      throw Error(fmt::format("llama.cpp has no '{}' cache type; use f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0 "
-                              "or q5_1 with --cache-type-k/--cache-type-v",
-                              t.name));
+class Llamacpp final : public Engine {
+ public:
+  std::string_view name() const override { return "llamacpp"; }
+  std::string_view display() const override { return "llama.cpp"; }
+  std::span<const std::string_view> aliases() const override { return kAliases; }
+  std::string_view default_version() const override { return "2026-11-30"; }
+  std::string_view versions_help() const override { return "a build date, 2024-01-01 to 2030-12-31"; }
+  std::optional<int> parse_version(std::string_view t) const override { return build_date(t); }
+  Capabilities capabilities() const override {
+    Capabilities c;
+    c.splits_heads = false;  // --split-mode layer: whole layers per GPU
+    c.data_parallel = false;
+    c.pipeline = false;
+    c.margin_ppm = 0;  // KV size exact to 0.01 MiB (docs/accuracy.md)
+    return c;
+  }
+  std::span<const Knob> knobs() const override { return kKnobs; }
+  std::string_view flag_table() const override { return engines::kLlamacppFlags; }
+  std::string_view flag_table_source() const override { return "llama.cpp common/arg.cpp (llama-server)"; }
+  std::optional<std::size_t> cap_knob() const override { return parallel; }
+  void validate(const KnobSet& k) const override {
+    for (std::size_t t : {cache_type_k, cache_type_v}) {
+      if (const auto d = k.dtype(t)) {
+        if (d->name == "fp8" || d->name == "fp8_e4m3" || d->name == "fp8_e5m2" || d->name == "int8" ||
+            d->name == "int4") {
+          throw Error(fmt::format("llama.cpp has no '{}' cache type; use f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, "
+                                  "q5_0 or q5_1 with --cache-type-k/--cache-type-v",
+                                  d->name));
+        }
+      }
     }
   }
+  std::optional<std::string> split_problem(const ModelSpec& m, std::uint32_t tp, std::uint32_t pp,
+                                           std::uint32_t cp) const override {
+    (void)m, (void)pp, (void)cp;
+    if (tp > 1) {
+      return "llama.cpp splits layers across GPUs (--split-mode layer), not KV heads; plan it with --tp 1";
+    }
+    return std::nullopt;
+  }
+  EnginePrediction predict(const EngineInputs& in) const override;
+  void serve_shape(std::uint64_t batch, std::uint64_t len, KnobSet& k) const override {
+    k.set(ctx_size, sat_mul(batch, len));  // one slot of len cells per sequence (-np N splits -c evenly)
+    k.set(parallel, batch);
+  }
+  std::optional<std::string> emit(const EmitInputs& in) const override;
+  std::optional<CommandForm> command_form(std::span<const std::string> argv) const override {
+    if (argv.empty() || engines::program_name(argv[0]) != "llama-server") {
+      return std::nullopt;
+    }
+    return CommandForm{1, false};
+  }
+  std::optional<std::string> image_version(std::string_view image) const override {
+    const engines::Image i = engines::split_image(image);
+    if (i.repository != "ggml-org/llama.cpp" && i.repository != "ggerganov/llama.cpp") {
+      return std::nullopt;
+    }
+    return std::string();  // tags name a build number ("server-cuda-b6000"), not a date
+  }
+  std::vector<std::string> image_entrypoint(std::string_view image) const override {
+    // .devops/cuda.Dockerfile, the server stage: ENTRYPOINT [ "/app/llama-server" ]
+    return engines::split_image(image).tag.find("server") != std::string::npos ? std::vector<std::string>{"llama-server"}
+                                                                               : std::vector<std::string>{};
+  }
+
+  std::span<const std::string_view> command_examples() const override { return kExamples; }
+
+ private:
+  static constexpr std::array<std::string_view, 2> kAliases{"llama.cpp", "llama-cpp"};
+  static constexpr std::array<std::string_view, 1> kExamples{"llama-server ..."};
+};
+
+EnginePrediction Llamacpp::predict(const EngineInputs& in) const {
+  const ModelSpec& m = *in.model;
+  const KnobSet& s = *in.knobs;
+  EnginePrediction p;
+  // --kv-dtype (or the plan's KV dtype) sets both, as -ctk and -ctv would; -ctv is independent of -ctk.
+  const DType base = in.kv_dtype.name == "bf16" || in.kv_dtype.name == "fp16" ? *find_dtype(kv_dtypes(), "fp16")
+                                                                              : in.kv_dtype;
+  const DType tk = s.dtype(cache_type_k).value_or(base);
+  const DType tv = s.dtype(cache_type_v).value_or(base);
   // llama-server: -np auto means 4 slots with a unified cache; -c 0 means n_ctx_train.
-  const std::uint64_t n_seq = s.parallel.value_or(4);
-  const bool unified = s.kv_unified.value_or(!s.parallel.has_value());
-  const std::uint64_t asked = s.ctx_size.value_or(0) == 0 ? m.max_position_embeddings : *s.ctx_size;
-  const std::uint64_t ubatch = s.ubatch_size.value_or(512);
+  const bool auto_slots = !s.number(parallel).has_value();
+  const std::uint64_t n_seq = s.number(parallel).value_or(4);
+  const bool unified = s.flag(kv_unified).value_or(auto_slots);
+  const std::uint64_t asked = s.number(ctx_size).value_or(0) == 0 ? m.max_position_embeddings : *s.number(ctx_size);
+  const std::uint64_t ubatch = s.number(ubatch_size).value_or(512);
   const bool vless = in.version >= kVlessMlaSince;
+  std::uint64_t swa_window = 0;
+  for (const LayerGroup& g : m.layers) {
+    std::visit(overloaded{
+                   [](const FullAttention&) {},
+                   [&](const SlidingWindow& w) { swa_window = std::max(swa_window, w.window_tokens); },
+                   [](const LatentAttention&) {},
+                   [](const RecurrentState&) {},
+               },
+               g.spec);
+  }
 
   auto layout = [&](std::uint64_t n_ctx_request) {
     std::uint64_t n_ctx = round_up(n_ctx_request, kPad);
     std::uint64_t n_ctx_seq = unified ? n_ctx : round_up(n_ctx / n_seq, kPad);
     const std::uint64_t streams = unified ? 1 : n_seq;
     n_ctx = n_ctx_seq * streams;
-    std::uint64_t swa_window = 0;
-    for (const LayerGroup& g : m.layers) {
-      if (const auto* w = std::get_if<SlidingWindow>(&g.spec)) {
-        swa_window = std::max(swa_window, w->window_tokens);
-      }
-    }
     const std::uint64_t swa_cells =
-        s.swa_full.value_or(false) ? n_ctx_seq
-                                   : round_up(std::min(n_ctx_seq, swa_window * (unified ? n_seq : 1) + ubatch), kPad);
+        s.flag(swa_full).value_or(false) ? n_ctx_seq
+                                         : round_up(std::min(n_ctx_seq, swa_window * (unified ? n_seq : 1) + ubatch), kPad);
     return std::make_tuple(n_ctx, n_ctx_seq, streams, sizes(m, tk, tv, n_ctx_seq, streams, swa_cells, n_seq, vless));
   };
   auto [n_ctx, n_ctx_seq, streams, sz] = layout(asked);
 
-  const bool fit = s.fit.value_or(true);
+  const bool fits_on = s.flag(fit).value_or(true);
+  const std::uint64_t fit_free = s.number(fit_target).value_or(kFitTargetMiB) * kMiB;
+  // -c 0 given explicitly also sets fit_params_min_ctx to UINT32_MAX: --fit never shrinks it (common/arg.cpp).
+  const std::uint64_t fit_floor = s.number(ctx_size) == 0u ? kSaturated : s.number(fit_ctx).value_or(kFitMinContext);
   const std::uint64_t weights = weight_bytes_per_gpu(m.params, in.weights, 1);
-  if (fit && in.gpu_memory_bytes > 0) {
-    std::uint64_t ctx = n_ctx;
-    while (ctx > kFitMinContext && sat_add(sat_add(weights, sz.total()), kFitTargetBytes) > in.gpu_memory_bytes) {
-      ctx -= kPad;
-      std::tie(n_ctx, n_ctx_seq, streams, sz) = layout(ctx);
+  std::uint64_t fitted_from = 0;
+  if (fits_on && in.gpu_memory_bytes > 0 &&
+      sat_add(sat_add(weights, sz.total()), fit_free) > in.gpu_memory_bytes) {
+    // --fit shrinks n_ctx (in steps of 256 cells) until the device keeps 1024 MiB free, down to a
+    // floor of kFitMinContext. The KV size is monotone in n_ctx, so the largest fitting n_ctx is
+    // found by bisection over multiples of 256 (never a walk: -c 2^40 must not take minutes).
+    fitted_from = round_up(asked, kPad);
+    auto fits_at = [&](std::uint64_t ctx) {
+      const auto cand = layout(ctx);
+      return sat_add(sat_add(weights, std::get<3>(cand).total()), fit_free) <= in.gpu_memory_bytes;
+    };
+    std::uint64_t lo = std::min(fit_floor, round_up(asked, kPad)) / kPad;  // in units of 256 cells; the floor is taken even if it does not fit
+    std::uint64_t hi = fitted_from / kPad;
+    if (hi <= lo) {
+      lo = hi;
+    } else if (!fits_at(lo * kPad)) {
+      hi = lo;
+    } else {
+      while (hi - lo > 1) {
+        const std::uint64_t mid = lo + (hi - lo) / 2;
+        (fits_at(mid * kPad) ? lo : hi) = mid;
+      }
     }
-    if (ctx < round_up(asked, kPad)) {
-      p.notes.push_back(fmt::format("--fit shrank n_ctx from {} to {} so that {} MiB stay free on the device",
-                                    with_commas(round_up(asked, kPad)), with_commas(ctx), kFitTargetBytes / kMiB));
+    std::tie(n_ctx, n_ctx_seq, streams, sz) = layout(lo * kPad);
+  }
+  p.configured_len = std::get<1>(layout(asked));  // the slot the settings ask for, before --fit
+  p.usable_bytes = in.gpu_memory_bytes;
+  p.weights_bytes = weights;
+  p.kv_budget_bytes = sz.total();
+  p.max_model_len = n_ctx_seq;
+  p.block_tokens = 1;
+  p.concurrency_cap = n_seq;
+  if (s.has(cache_type_k)) {
+    p.kv_dtype = tk;  // the plan's engine-neutral figures follow -ctk
+  }
+  const bool quantized_v = tv.name != "fp16" && tv.name != "bf16" && tv.name != "fp32";
+  if (const KnobValue* fa = s.find(flash_attn); quantized_v && fa != nullptr && std::get<std::string>(*fa) == "off") {
+    // src/llama-context.cpp: "V cache quantization requires flash_attn"
+    p.startup = Startup::refused;
+    p.refusal = fmt::format("a quantized V cache ({}) requires flash attention, and -fa is off", ggml_name(tv));
+  }
+  if (p.startup == Startup::ok && in.gpu_memory_bytes > 0 && sat_add(weights, sz.total()) > in.gpu_memory_bytes) {
+    p.startup = Startup::no_kv_memory;  // cudaMalloc failed: out of memory
+  }
+  const std::uint64_t shape = std::max<std::uint64_t>(in.shape_seq_len, 1);
+  p.capacity_at_shape = shape > n_ctx_seq ? 0 : unified ? n_ctx / shape : n_seq;
+  for (std::uint64_t len : in.frontier_lengths) {
+    if (len <= n_ctx_seq) {
+      p.frontier.emplace_back(len, unified ? n_ctx / len : n_seq);
     }
   }
+  if (!in.text) {
+    return p;
+  }
+  if (fitted_from > 0 && n_ctx < fitted_from) {
+    p.notes.push_back(fmt::format("--fit shrank n_ctx from {} to {} so that {} MiB stay free on the device",
+                                  with_commas(fitted_from), with_commas(n_ctx), fit_free / kMiB));
+  }
   if (in.gpu_memory_bytes > 0) {
-    p.fits = sat_add(weights, sz.total()) <= in.gpu_memory_bytes;
     p.budget = {
         {"total_gpu_memory_bytes", "Device memory", Cell::bytes(in.gpu_memory_bytes), ""},
         {"weights_bytes", "− Model weights", Cell::bytes(weights), "as --weight-dtype describes the GGUF"},
         {"kv_size_bytes", "− KV cache", Cell::bytes(sz.total()), "n_ctx cells, allocated up front"},
         {"free_bytes", "= Left free", Cell::bytes(sat_sub(in.gpu_memory_bytes, sat_add(weights, sz.total()))),
-         fit ? "--fit keeps 1024 MiB free (compute buffers are not modelled)" : "--fit off: nothing is shrunk"},
+         fits_on ? fmt::format("--fit keeps {} MiB free (compute buffers are not modelled)", fit_free / kMiB)
+                 : std::string("--fit off: nothing is shrunk")},
     };
   }
-  p.kv_budget_bytes = sz.total();
-  p.max_model_len = n_ctx_seq;
   p.fields = {
       {"n_ctx", "n_ctx", Cell::tokens(n_ctx), fmt::format("-c {} padded to a multiple of 256", asked)},
       {"n_ctx_seq", "n_ctx_seq", Cell::tokens(n_ctx_seq), unified ? "unified cache: every slot shares n_ctx" : "per slot"},
-      {"n_seq_max", "n_seq_max", Cell::count(n_seq), s.parallel ? "-np" : "-np auto: 4 slots"},
+      {"n_seq_max", "n_seq_max", Cell::count(n_seq), auto_slots ? "-np auto: 4 slots" : "-np"},
       {"kv_unified", "kv_unified", Cell::flag(unified), ""},
       {"cells", "cells", Cell::tokens(sz.base.cells), "per stream"},
       {"kv_size_bytes", "KV size", Cell::bytes(sz.total()), ""},
@@ -187,16 +390,26 @@ EnginePrediction predict_llamacpp(const EngineInputs& in) {
                                       "model will not be utilized",
                                       n_ctx_seq, m.max_position_embeddings));
   }
-  if (!(tv == *find_dtype(kv_dtypes(), "fp16")) && !(tv == *find_dtype(kv_dtypes(), "bf16")) &&
-      !(tv == *find_dtype(kv_dtypes(), "fp32"))) {
-    p.notes.push_back("A quantized V cache needs flash attention (-fa on).");
-  }
-  for (std::uint64_t len : in.frontier_lengths) {
-    if (len <= n_ctx_seq) {
-      p.frontier.emplace_back(len, unified ? std::min(n_seq, n_ctx / len) : n_seq);
-    }
+  if (quantized_v) {
+    p.notes.push_back("A quantized V cache needs flash attention (-fa on or auto).");
   }
   return p;
+}
+
+std::optional<std::string> Llamacpp::emit(const EmitInputs& in) const {
+  const KnobSet& k = *in.knobs;
+  const DType base = in.kv_dtype.value_or(*find_dtype(kv_dtypes(), "fp16"));
+  const std::string ctk = ggml_name(k.dtype(cache_type_k).value_or(base));
+  const std::string ctv = ggml_name(k.dtype(cache_type_v).value_or(base));
+  return fmt::format("llama-server -m {}.gguf -c {} -np {} -ctk {} -ctv {} -fa on", in.model_name,
+                     k.number(ctx_size).value_or(0), k.number(parallel).value_or(1), ctk, ctv);
+}
+
+}  // namespace
+
+const Engine& llamacpp_engine_module() noexcept {
+  static const Llamacpp engine;
+  return engine;
 }
 
 }  // namespace kvplan

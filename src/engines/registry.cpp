@@ -1,7 +1,7 @@
-// The engine table: one row per engine, with its versions and default version.
+// The engine registry: one row per engine. Adding an engine is one file in src/engines/ that
+// defines its accessor, plus its row here (the declaration and the entry), plus its line in
+// CMakeLists.txt (docs/architecture.md). Nothing else names an engine.
 #include <array>
-#include <cctype>
-#include <charconv>
 #include <fmt/format.h>
 
 #include "kvplan/engine.hpp"
@@ -9,107 +9,83 @@
 #include "kvplan/text.hpp"
 
 namespace kvplan {
+
+// Each defined in src/engines/<name>.cpp.
+const Engine& raw_engine_module() noexcept;
+const Engine& vllm_engine_module() noexcept;
+const Engine& sglang_engine_module() noexcept;
+const Engine& trtllm_engine_module() noexcept;
+const Engine& llamacpp_engine_module() noexcept;
+
 namespace {
 
-std::optional<int> number(std::string_view s) {
-  int v = 0;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end != s.data() + s.size()) {
-    return std::nullopt;
-  }
-  return v;
+const std::array<const Engine*, 5>& table() noexcept {
+  static const std::array<const Engine*, 5> kEngines{
+      &raw_engine_module(),
+      &vllm_engine_module(),
+      &sglang_engine_module(),
+      &trtllm_engine_module(),
+      &llamacpp_engine_module(),
+  };
+  return kEngines;
 }
-
-// "0.19", "0.19.0", "v0.19.1" -> 19, for 0.lo .. 0.hi.
-std::optional<int> zero_minor(std::string_view text, int lo, int hi) {
-  if (!text.empty() && text.front() == 'v') {
-    text.remove_prefix(1);
-  }
-  if (text.rfind("0.", 0) != 0) {
-    return std::nullopt;
-  }
-  text.remove_prefix(2);
-  const auto v = number(text.substr(0, text.find('.')));
-  return v && *v >= lo && *v <= hi ? v : std::nullopt;
-}
-
-std::optional<int> vllm_version(std::string_view t) { return zero_minor(t, 10, 30); }
-std::optional<int> sglang_version(std::string_view t) { return zero_minor(t, 4, 5); }
-
-// "1.3", "1.3.0rc10", "0.5" -> major * 100 + minor.
-std::optional<int> trtllm_version(std::string_view text) {
-  const std::size_t dot = text.find('.');
-  if (dot == std::string_view::npos) {
-    return std::nullopt;
-  }
-  const auto major = number(text.substr(0, dot));
-  std::string_view rest = text.substr(dot + 1);
-  std::size_t digits = 0;
-  while (digits < rest.size() && std::isdigit(static_cast<unsigned char>(rest[digits])) != 0) {
-    ++digits;
-  }
-  const auto minor = number(rest.substr(0, digits));
-  if (!major || !minor || *major > 1 || (*major == 0 && *minor < 5) || (*major == 1 && *minor > 3)) {
-    return std::nullopt;
-  }
-  return *major * 100 + *minor;
-}
-
-// "2026-01-24" -> 20260124 (builds from 2024-01-01 on).
-std::optional<int> llamacpp_version(std::string_view text) {
-  if (text.size() != 10 || text[4] != '-' || text[7] != '-') {
-    return std::nullopt;
-  }
-  const auto y = number(text.substr(0, 4));
-  const auto m = number(text.substr(5, 2));
-  const auto d = number(text.substr(8, 2));
-  if (!y || !m || !d || *y < 2024 || *y > 2030 || *m < 1 || *m > 12 || *d < 1 || *d > 31) {
-    return std::nullopt;
-  }
-  return *y * 10000 + *m * 100 + *d;
-}
-
-constexpr std::array kEngines{
-    EngineProfile{"vllm", "vLLM", "0.19", "0.10 to 0.30", vllm_version, predict_vllm},
-    EngineProfile{"sglang", "SGLang", "0.5", "0.4 or 0.5", sglang_version, predict_sglang},
-    EngineProfile{"trtllm", "TensorRT-LLM", "1.3", "0.5 to 1.3", trtllm_version, predict_trtllm},
-    EngineProfile{"llamacpp", "llama.cpp", "2026-11-30", "a build date, 2024-01-01 to 2030-12-31", llamacpp_version,
-                  predict_llamacpp},
-};
 
 }  // namespace
 
-std::span<const EngineProfile> engine_profiles() noexcept { return kEngines; }
+std::span<const Engine* const> all_engines() noexcept { return table(); }
+
+const Engine& raw_engine() noexcept { return *table().front(); }
+
+const Engine* find_engine(std::string_view name) noexcept {
+  const std::string wanted = to_lower(name);
+  for (const Engine* e : table()) {
+    if (e->name() == wanted) {
+      return e;
+    }
+    for (std::string_view a : e->aliases()) {
+      if (a == wanted) {
+        return e;
+      }
+    }
+  }
+  return nullptr;
+}
+
+EngineVersion parse_engine_version(const Engine& engine, std::string_view version) {
+  EngineVersion v;
+  v.text = std::string(version);
+  v.is_default = false;
+  const auto key = engine.parse_version(version);
+  if (!key) {
+    throw Error(fmt::format("--engine: unknown {} version '{}' (kvplan models versions {}; default {})",
+                            engine.display(), version, engine.versions_help(), engine.default_version()));
+  }
+  v.key = *key;
+  return v;
+}
 
 EngineChoice parse_engine(std::string_view text) {
   const std::size_t at = text.find('@');
-  const std::string name = to_lower(text.substr(0, at));
+  const std::string_view name = text.substr(0, at);
+  const Engine* e = find_engine(name);
+  if (e == nullptr) {
+    std::vector<std::string> names;
+    std::string list;
+    for (const Engine* x : table()) {
+      names.emplace_back(x->name());
+      list += (list.empty() ? "" : ", ") + std::string(x->name());
+    }
+    throw Error(fmt::format("--engine: unknown engine '{}'{} (one of: {})", name, did_you_mean(name, names), list));
+  }
   EngineChoice choice;
-  if (name == "raw") {
-    if (at != std::string_view::npos) {
-      throw Error("--engine raw has no versions: it is kvplan's engine-neutral formula");
-    }
-    return choice;
+  choice.engine = e;
+  if (at == std::string_view::npos) {
+    choice.version = parse_engine_version(*e, e->default_version());
+    choice.version.is_default = true;
+  } else {
+    choice.version = parse_engine_version(*e, text.substr(at + 1));
   }
-  std::vector<std::string> names{"raw"};
-  for (const EngineProfile& e : kEngines) {
-    names.emplace_back(e.name);
-    if (e.name != name && !(name == "llama.cpp" && e.name == "llamacpp") && !(name == "tensorrt-llm" && e.name == "trtllm")) {
-      continue;
-    }
-    choice.profile = &e;
-    choice.version_text = std::string(at == std::string_view::npos ? e.default_version : text.substr(at + 1));
-    choice.default_version = at == std::string_view::npos;
-    const auto v = e.parse_version(choice.version_text);
-    if (!v) {
-      throw Error(fmt::format("--engine: unknown {} version '{}' (kvplan models versions {}; default {})", e.display,
-                              choice.version_text, e.versions_help, e.default_version));
-    }
-    choice.version = *v;
-    return choice;
-  }
-  throw Error(fmt::format("--engine: unknown engine '{}'{} (one of: raw, vllm, sglang, trtllm, llamacpp)", name,
-                          did_you_mean(name, names)));
+  return choice;
 }
 
 }  // namespace kvplan

@@ -1,16 +1,20 @@
-// SGLang: mem_fraction_static (derived per GPU size when not given) of the memory free at start,
-// minus what loading consumed, in token slots; hybrid SWA and Mamba models get separate pools.
-// Sources (docs/engines.md section 2): server_args.py _handle_gpu_memory_settings,
+// SGLang: its knobs and flags; mem_fraction_static (derived per GPU size when not given) of the memory
+// free at start, minus what loading consumed, in token slots; hybrid SWA and Mamba models get
+// separate pools; its launch command and command lines.
+// Sources (docs/engines.md section 2): server_args.py ServerArgs / _handle_gpu_memory_settings,
 // pool_configurator.py / kv_cache_configurator.py _profile_available_bytes, _compute_cell_size,
 // HybridSWAPoolConfigurator, _handle_max_mamba_cache; scheduler.py (log line).
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <fmt/format.h>
 
 #include "engine_util.hpp"
 #include "kvplan/engine.hpp"
+#include "kvplan/error.hpp"
 #include "kvplan/quantity.hpp"
 #include "kvplan/units.hpp"
+#include "sglang_flags.hpp"
 
 namespace kvplan {
 namespace {
@@ -24,6 +28,57 @@ constexpr int kPerGpuFractionSince = 5;  // _handle_gpu_memory_settings (v0.5.x)
 // before the weights load (CUDA context) and what loading uses beyond the weights themselves.
 constexpr std::uint64_t kStartupBytes = 328 * kMiB;     // 21.95 GiB total - 21.63 GiB free at start
 constexpr std::uint64_t kLoadOverheadBytes = 297 * kMiB;  // 15.54 GiB "mem usage" - 15.25 GiB of weights
+
+enum K : std::size_t {
+  mem_fraction_static, max_total_tokens, max_running_requests, page_size, chunked_prefill_size, cuda_graph_max_bs,
+  disable_cuda_graph, model_path, tp_size, pp_size, dp_size, context_length, kv_cache_dtype, dtype, quantization,
+  kCount
+};
+
+// -1 disables chunked prefill (ServerArgs.chunked_prefill_size); kept as 0.
+KnobValue chunk_size(std::string_view where, std::string_view text) {
+  if (text == "-1") {
+    return std::uint64_t{0};
+  }
+  return parse_count(where, text, std::uint64_t{1} << 30);
+}
+
+constexpr std::array<Knob, kCount> kKnobs{{
+    {"mem_fraction_static", "--mem-fraction-static", KnobType::fraction, Target::own, "--mem-fraction-static",
+     "SGLang: fraction of the memory free at start for weights and KV (default derived per GPU)",
+     "python/sglang/srt/server_args.py ServerArgs", engines::engine_fraction},
+    {"max_total_tokens", "--max-total-tokens", KnobType::count, Target::own, "--max-total-tokens",
+     "SGLang: cap on the KV pool's tokens", "python/sglang/srt/server_args.py ServerArgs"},
+    {"max_running_requests", "--max-running-requests", KnobType::count, Target::own, "--max-running-requests",
+     "SGLang: most requests running at once (default derived from the pool)",
+     "python/sglang/srt/server_args.py ServerArgs", nullptr, 1'000'000},
+    {"page_size", "--page-size", KnobType::count, Target::own, "--page-size", "SGLang: tokens per page (default 1)",
+     "python/sglang/srt/server_args.py ServerArgs", nullptr, 1 << 20},
+    {"chunked_prefill_size", "--chunked-prefill-size", KnobType::count, Target::own, "--chunked-prefill-size",
+     "SGLang: prefill chunk (default by GPU size; -1 disables)", "python/sglang/srt/server_args.py ServerArgs",
+     chunk_size},
+    {"cuda_graph_max_bs", "--cuda-graph-max-bs --cuda-graph-max-bs-decode", KnobType::count, Target::own, "",
+     "SGLang: largest CUDA-graph batch (default by GPU size)", "python/sglang/srt/server_args.py ServerArgs"},
+    {"disable_cuda_graph", "--disable-cuda-graph", KnobType::flag, Target::own, "", "SGLang: no CUDA graphs",
+     "python/sglang/srt/server_args.py ServerArgs"},
+    {"model_path", "--model-path --model", KnobType::text, Target::model, "", "the model: an HF id or a local folder",
+     "python/sglang/srt/server_args.py ServerArgs"},
+    {"tp_size", "--tp-size --tensor-parallel-size", KnobType::count, Target::tp, "", "tensor-parallel size (default 1)",
+     "python/sglang/srt/server_args.py ServerArgs", nullptr, 4096},
+    {"pp_size", "--pp-size --pipeline-parallel-size", KnobType::count, Target::pp, "", "pipeline-parallel size (default 1)",
+     "python/sglang/srt/server_args.py ServerArgs", nullptr, 4096},
+    {"dp_size", "--dp-size --data-parallel-size", KnobType::count, Target::dp, "", "data-parallel replicas (default 1)",
+     "python/sglang/srt/server_args.py ServerArgs", nullptr, 4096},
+    {"context_length", "--context-length", KnobType::count, Target::max_model_len, "",
+     "the longest request (default: the model's maximum)", "python/sglang/srt/server_args.py ServerArgs"},
+    {"kv_cache_dtype", "--kv-cache-dtype", KnobType::dtype, Target::kv_dtype, "--kv-cache-dtype",
+     "vLLM, SGLang, TensorRT-LLM: the KV cache dtype as the engine names it (auto, fp8, ...)",
+     "python/sglang/srt/server_args.py ServerArgs"},
+    {"dtype", "--dtype", KnobType::text, Target::weights, "", "weights and activations dtype",
+     "python/sglang/srt/server_args.py ServerArgs"},
+    {"quantization", "--quantization", KnobType::text, Target::weights, "", "the checkpoint's quantization method",
+     "python/sglang/srt/server_args.py ServerArgs"},
+}};
 
 struct Defaults {
   std::uint64_t chunked_prefill = 4096;
@@ -47,12 +102,16 @@ Defaults defaults(std::uint64_t gpu_mib, std::uint32_t tp) {
   return {16384, 512};
 }
 
+// The default fraction in parts per million, clamped to (0, 1]: on GPUs smaller than the reserve the
+// formula goes negative, and SGLang would then have nothing for weights or KV.
 std::uint32_t default_fraction(int version, std::uint64_t gpu_mib, std::uint32_t tp, std::uint32_t pp,
-                               std::uint64_t chunked, std::uint64_t graph_bs, std::string& why) {
+                               std::uint64_t chunked, std::uint64_t graph_bs, std::string* why) {
   if (version < kPerGpuFractionSince) {
     // python/sglang/srt/server_args.py ServerArgs.__post_init__ (0.4.x): by tensor-parallel size
     // (copies of that file read via the code search; 0.3.x had 0.83 at tp >= 8)
-    why = "0.4.x default by tp size";
+    if (why != nullptr) {
+      *why = "0.4.x default by tp size";
+    }
     return tp >= 16 ? 790'000 : tp >= 8 ? 810'000 : tp >= 4 ? 850'000 : tp >= 2 ? 870'000 : 880'000;
   }
   double reserved = 512 + static_cast<double>(std::max<std::uint64_t>(chunked, 2048)) * 1.5 +
@@ -60,37 +119,90 @@ std::uint32_t default_fraction(int version, std::uint64_t gpu_mib, std::uint32_t
   if (gpu_mib > 60 * 1024) {
     reserved = std::max(reserved, 10.0 * 1024);
   }
-  why = fmt::format("(gpu_mem {} MiB − reserved {:.0f} MiB) / gpu_mem", gpu_mib, reserved);
-  const double f = std::round((static_cast<double>(gpu_mib) - reserved) / static_cast<double>(gpu_mib) * 1000) / 1000;
-  return static_cast<std::uint32_t>(std::lround(f * 1e6));
+  if (why != nullptr) {
+    *why = fmt::format("(gpu_mem {} MiB − reserved {:.0f} MiB) / gpu_mem", gpu_mib, reserved);
+  }
+  const double mib = static_cast<double>(gpu_mib);
+  if (mib <= reserved) {
+    return 1;  // nothing left: one part per million, so the pool is empty
+  }
+  const double f = std::round((mib - reserved) / mib * 1000) / 1000;
+  return std::clamp<std::uint32_t>(static_cast<std::uint32_t>(std::lround(f * 1e6)), 1, 1'000'000);
 }
 
-}  // namespace
+class Sglang final : public Engine {
+ public:
+  std::string_view name() const override { return "sglang"; }
+  std::string_view display() const override { return "SGLang"; }
+  std::string_view default_version() const override { return "0.5"; }
+  std::string_view versions_help() const override { return "0.4 or 0.5"; }
+  std::optional<int> parse_version(std::string_view text) const override;
+  Capabilities capabilities() const override {
+    Capabilities c;
+    c.margin_ppm = 50'000;  // tokens within 5% (docs/accuracy.md)
+    c.abbreviations = true;  // argparse's allow_abbrev: --tp is --tp-size (server_args.py registers no --tp)
+    return c;
+  }
+  std::span<const Knob> knobs() const override { return kKnobs; }
+  std::string_view flag_table() const override { return engines::kSglangFlags; }
+  std::string_view flag_table_source() const override { return kFlagSource; }
+  std::optional<std::size_t> fraction_knob() const override { return mem_fraction_static; }
+  std::optional<std::size_t> cap_knob() const override { return max_running_requests; }
+  EnginePrediction predict(const EngineInputs& in) const override;
+  std::optional<std::string> emit(const EmitInputs& in) const override;
+  std::optional<CommandForm> command_form(std::span<const std::string> argv) const override;
+  std::span<const std::string_view> command_examples() const override { return kExamples; }
+  static constexpr std::array<std::string_view, 1> kExamples{"python -m sglang.launch_server ..."};
+  std::optional<std::string> image_version(std::string_view image) const override;
 
-EnginePrediction predict_sglang(const EngineInputs& in) {
+  static constexpr std::string_view kFlagSource =
+      "SGLang v0.5: python/sglang/srt/server_args.py ServerArgs.add_cli_args";
+};
+
+std::optional<int> Sglang::parse_version(std::string_view text) const {
+  if (!text.empty() && text.front() == 'v') {
+    text.remove_prefix(1);
+  }
+  if (text.rfind("0.", 0) != 0) {
+    return std::nullopt;
+  }
+  const auto v = to_unsigned(text.substr(2, text.find('.', 2) == std::string_view::npos ? text.npos : text.find('.', 2) - 2));
+  return v && (*v == 4 || *v == 5) ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
+}
+
+EnginePrediction Sglang::predict(const EngineInputs& in) const {
   const ModelSpec& m = *in.model;
-  const EngineSettings& s = in.settings;
+  const KnobSet& s = *in.knobs;
   EnginePrediction p;
   const std::uint64_t gpu_mib = in.gpu_memory_bytes / kMiB;
   const Defaults d = defaults(gpu_mib, in.tensor_parallel);
-  const std::uint64_t chunked = s.chunked_prefill_size.value_or(d.chunked_prefill);
+  const std::uint64_t chunked = s.number(chunked_prefill_size).value_or(d.chunked_prefill);
   std::string why = "--mem-fraction-static";
-  const std::uint32_t f = s.mem_fraction_static_ppm.value_or(
-      default_fraction(in.version, gpu_mib, in.tensor_parallel, in.pipeline_parallel, chunked, d.cuda_graph_max_bs, why));
-  const std::uint64_t page = s.page_size.value_or(1);
-  p.max_model_len = in.max_model_len.value_or(m.max_position_embeddings);
+  const auto f = static_cast<std::uint32_t>(s.number(mem_fraction_static)
+                                                .value_or(default_fraction(in.version, gpu_mib, in.tensor_parallel,
+                                                                           in.pipeline_parallel, chunked,
+                                                                           s.number(cuda_graph_max_bs).value_or(d.cuda_graph_max_bs),
+                                                                           in.text && !s.has(mem_fraction_static) ? &why : nullptr)));
+  const std::uint64_t page = s.number(page_size).value_or(1);
+  p.max_model_len = in.max_model_len;
+  p.block_tokens = page;
 
   const std::uint64_t free_at_start = sat_sub(in.gpu_memory_bytes, kStartupBytes);
   const std::uint64_t weights = sat_add(weight_bytes_per_gpu(m.params, in.weights, in.tensor_parallel), kLoadOverheadBytes);
   const std::uint64_t after_load = sat_sub(free_at_start, weights);
   const std::uint64_t held_back = in.gpu_memory_bytes == 0 ? 0 : mul_frac(free_at_start, 1'000'000 - f, 1'000'000);
   std::uint64_t rest = sat_sub(after_load, held_back);
+  p.usable_bytes = sat_sub(free_at_start, held_back);
+  p.fraction_ppm = f;
+  p.weights_bytes = weights;
 
   const std::vector<LayerType> types = engines::layer_types(m, in.kv_dtype, in.tensor_parallel);
   std::uint64_t full_cell = 0;
   std::uint64_t swa_cell = 0;
   std::uint64_t state_per_request = 0;
+  bool latent = false;
   for (const LayerType& t : types) {
+    latent = latent || t.latent;
     if (t.kind == LayerType::Kind::full) {
       full_cell += t.layers * t.bytes_per_token;
     } else if (t.kind == LayerType::Kind::sliding) {
@@ -109,15 +221,31 @@ EnginePrediction predict_sglang(const EngineInputs& in) {
   // HybridSWAPoolConfigurator: swa_full_tokens_ratio 0.8; all-SWA models have no ratio.
   const bool hybrid_swa = full_cell > 0 && swa_cell > 0;
   const std::uint64_t cell = hybrid_swa ? full_cell + mul_frac(swa_cell, 8, 10) : full_cell + swa_cell;
-  const std::uint64_t tokens = cell == 0 ? 0 : rest / cell / page * page;
+  std::uint64_t tokens = cell == 0 ? 0 : engines::with_margin(rest, in.kv_margin_ppm) / cell / page * page;
+  if (const auto cap = s.number(max_total_tokens)) {
+    tokens = std::min(tokens, *cap / page * page);  // the pool is capped at --max-total-tokens
+  }
   const std::uint64_t swa_tokens = hybrid_swa ? mul_frac(tokens, 8, 10) / page * page : 0;
   std::uint64_t running = std::min<std::uint64_t>(
       std::clamp<std::uint64_t>(p.max_model_len == 0 ? 0 : tokens * 512 / p.max_model_len, 2048, 4096), tokens / 2);
   if (mamba_slots > 0) {
     running = std::min(running, mamba_slots / 3);  // 3 state slots per request with the radix cache
   }
+  running = s.number(max_running_requests).value_or(running);
+  p.concurrency_cap = running;
   p.kv_budget_bytes = rest;
-  p.fits = tokens >= p.max_model_len && tokens > 0;
+  p.reserved_bytes = 0;  // the held-back share lies outside what SGLang uses; weights and KV fill the rest
+  p.startup = tokens == 0 ? Startup::no_kv_memory : Startup::ok;  // "Not enough memory. Please try to increase --mem-fraction-static."
+  const std::uint64_t shape = std::max<std::uint64_t>(in.shape_seq_len, 1);
+  p.capacity_at_shape = tokens / shape;
+  for (std::uint64_t len : in.frontier_lengths) {
+    if (len <= p.max_model_len) {
+      p.frontier.emplace_back(len, tokens / len);
+    }
+  }
+  if (!in.text) {
+    return p;
+  }
   p.budget = {
       {"total_gpu_memory_bytes", "Total GPU memory", Cell::bytes(in.gpu_memory_bytes), ""},
       {"free_at_start_bytes", "Free at start", Cell::bytes(free_at_start), "before weights (CUDA context held)"},
@@ -133,8 +261,11 @@ EnginePrediction predict_sglang(const EngineInputs& in) {
   const std::uint64_t k_bytes = tokens * (full_cell + (hybrid_swa ? 0 : swa_cell)) / 2;
   p.fields = {
       {"mem_fraction_static", "mem_fraction_static", Cell::number(static_cast<double>(f) / 1e6), why},
-      {"max_total_num_tokens", "max_total_num_tokens", Cell::tokens(tokens), fmt::format("{} B per token", with_commas(cell))},
-      {"max_running_requests", "max_running_requests", Cell::count(running), ""},
+      {"max_total_num_tokens", "max_total_num_tokens", Cell::tokens(tokens),
+       s.has(max_total_tokens) ? fmt::format("{} B per token; capped by --max-total-tokens", with_commas(cell))
+                               : fmt::format("{} B per token", with_commas(cell))},
+      {"max_running_requests", "max_running_requests", Cell::count(running),
+       s.has(max_running_requests) ? "--max-running-requests" : ""},
       {"page_size", "page_size", Cell::tokens(page), ""},
       {"chunked_prefill_size", "chunked_prefill_size", Cell::tokens(chunked), ""},
       {"context_len", "context_len", Cell::tokens(p.max_model_len), ""},
@@ -143,9 +274,7 @@ EnginePrediction predict_sglang(const EngineInputs& in) {
     p.fields.push_back({"swa_tokens", "SWA pool tokens", Cell::tokens(swa_tokens), "0.8 × full pool"});
     p.log_lines.push_back(fmt::format("Use sliding window memory pool. full_layer_tokens={}, swa_layer_tokens={}",
                                       tokens, swa_tokens));
-  } else if (std::any_of(types.begin(), types.end(), [](const LayerType& t) {
-               return t.spec != nullptr && std::holds_alternative<LatentAttention>(*t.spec);
-             })) {
+  } else if (latent) {
     p.log_lines.push_back(fmt::format("KV Cache is allocated. #tokens: {}, KV size: {} GB", tokens,
                                       engines::gib(tokens * cell)));
   } else {
@@ -155,13 +284,55 @@ EnginePrediction predict_sglang(const EngineInputs& in) {
   p.log_lines.push_back(fmt::format("max_total_num_tokens={}, chunked_prefill_size={}, max_prefill_tokens=16384, "
                                     "max_running_requests={}, context_len={}",
                                     tokens, chunked, running, p.max_model_len));
-  for (std::uint64_t len : in.frontier_lengths) {
-    if (len <= p.max_model_len) {
-      p.frontier.emplace_back(len, std::min(running, tokens / len));
-    }
+  if (p.startup == Startup::no_kv_memory) {
+    p.log_lines.push_back("RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.");
   }
   p.notes.push_back("Startup and load overheads are calibrated on one SGLang 0.4.3 log; treat them as uncertain.");
   return p;
+}
+
+std::optional<std::string> Sglang::emit(const EmitInputs& in) const {
+  const KnobSet& k = *in.knobs;
+  std::string cmd = fmt::format("python3 -m sglang.launch_server --model-path {} --tp {}", in.model_id, in.tp);
+  cmd += in.pp > 1 ? fmt::format(" --pp-size {}", in.pp) : "";
+  cmd += in.dp > 1 ? fmt::format(" --dp-size {}", in.dp) : "";
+  cmd += fmt::format(" --context-length {}", in.max_model_len);
+  for (std::size_t knob : {max_running_requests, mem_fraction_static, max_total_tokens, page_size, chunked_prefill_size}) {
+    if (const KnobValue* v = k.find(knob)) {
+      cmd += fmt::format(" {} {}", kKnobs[knob].flags.substr(0, kKnobs[knob].flags.find(' ')),
+                         knob_text(kKnobs[knob], *v));
+    }
+  }
+  cmd += in.kv_dtype ? fmt::format(" --kv-cache-dtype {}", in.kv_dtype->name) : "";
+  cmd += in.quantization ? fmt::format(" --quantization {}", *in.quantization) : "";
+  return cmd;
+}
+
+std::optional<CommandForm> Sglang::command_form(std::span<const std::string> argv) const {
+  if (const auto at = engines::python_module(argv, "sglang.launch_server")) {
+    return CommandForm{*at, false};
+  }
+  if (argv.size() >= 2 && engines::program_name(argv[0]) == "sglang" && argv[1] == "serve") {
+    return CommandForm{2, false};
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> Sglang::image_version(std::string_view image) const {
+  const engines::Image i = engines::split_image(image);
+  if (i.repository != "lmsysorg/sglang") {
+    return std::nullopt;
+  }
+  // Tags: "v0.5.4.post1-cu129", "v0.4.3.post4-cu125", "latest", "dev".
+  std::string tag = i.tag.substr(0, i.tag.find('-'));
+  return tag == "latest" || tag == "dev" ? std::string() : tag;
+}
+
+}  // namespace
+
+const Engine& sglang_engine_module() noexcept {
+  static const Sglang engine;
+  return engine;
 }
 
 }  // namespace kvplan

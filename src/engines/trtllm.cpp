@@ -1,10 +1,13 @@
-// TensorRT-LLM: free_gpu_memory_fraction (0.9) of what is free after its profiling run, in blocks
-// of tokens_per_block (32), with KV heads per rank ceil(n_kv / tp) and MLA K-only.
+// TensorRT-LLM: its knobs and trtllm-serve flags; free_gpu_memory_fraction (0.9) of what is free
+// after its profiling run, in blocks of tokens_per_block (32), with KV heads per rank ceil(n_kv / tp)
+// and MLA K-only; its launch command and command lines.
 // Sources (docs/engines.md section 3): tensorrt_llm/_torch/pyexecutor/_util.py KvCacheCreator
 // (configure_kv_cache_capacity), resource_manager.py get_cache_bytes_per_token and
 // calculate_max_num_blocks, llmapi/llm_args.py KvCacheConfig; cpp kvCacheManager.cpp
-// calculateMaxNumBlocks (TRT-engine path).
+// calculateMaxNumBlocks (TRT-engine path); tensorrt_llm/commands/serve.py (trtllm-serve).
 #include <algorithm>
+#include <array>
+#include <cctype>
 #include <fmt/format.h>
 #include <variant>
 
@@ -13,6 +16,7 @@
 #include "kvplan/engine.hpp"
 #include "kvplan/quantity.hpp"
 #include "kvplan/units.hpp"
+#include "trtllm_flags.hpp"
 
 namespace kvplan {
 namespace {
@@ -20,59 +24,182 @@ namespace {
 // Version keys are major * 100 + minor: 0.5 -> 5, 1.3 -> 103.
 constexpr int kPytorchBackendSince = 100;  // 1.0: the PyTorch backend and LLM API defaults
 
+enum K : std::size_t {
+  free_gpu_memory_fraction, tokens_per_block, max_num_tokens, max_batch_size, activation_memory, non_torch_memory,
+  cuda_graph_memory, backend, kv_cache_dtype, model, tp_size, pp_size, max_seq_len, kCount
+};
+
+constexpr std::array<Knob, kCount> kKnobs{{
+    {"free_gpu_memory_fraction", "--kv_cache_free_gpu_memory_fraction --free_gpu_memory_fraction", KnobType::fraction, Target::own,
+     "--free-gpu-memory-fraction", "TensorRT-LLM: fraction of the memory free after profiling (default 0.9)",
+     "tensorrt_llm/llmapi/llm_args.py KvCacheConfig.free_gpu_memory_fraction", engines::engine_fraction},
+    {"tokens_per_block", "", KnobType::count, Target::own, "--tokens-per-block",
+     "TensorRT-LLM: tokens per KV block (default 32; kv_cache_config.tokens_per_block)",
+     "tensorrt_llm/llmapi/llm_args.py KvCacheConfig.tokens_per_block", nullptr, 1 << 20},
+    {"max_num_tokens", "--max_num_tokens", KnobType::count, Target::own, "--max-num-tokens",
+     "TensorRT-LLM: tokens per batch (default 8192)", "tensorrt_llm/commands/serve.py"},
+    {"max_batch_size", "--max_batch_size", KnobType::count, Target::own, "",
+     "TensorRT-LLM: most requests in a batch (default 2048)", "tensorrt_llm/commands/serve.py", nullptr, 1'000'000},
+    {"activation_memory", "", KnobType::bytes, Target::own, "--activation-memory",
+     "Measured activation peak per GPU, replacing kvplan's estimate", "kvplan", nullptr, 0, true},
+    {"non_torch_memory", "", KnobType::bytes, Target::own, "--non-torch-memory",
+     "Measured non-torch memory per GPU (CUDA context, NCCL)", "kvplan", nullptr, 0, true},
+    {"cuda_graph_memory", "", KnobType::bytes, Target::own, "--cuda-graph-memory", "Measured CUDA-graph memory per GPU",
+     "kvplan", nullptr, 0, true},
+    {"backend", "--backend", KnobType::text, Target::own, "",
+     "TensorRT-LLM: pytorch (default, modelled), trt (a prebuilt engine), _autodeploy", "tensorrt_llm/commands/serve.py"},
+    {"kv_cache_dtype", "", KnobType::dtype, Target::kv_dtype, "--kv-cache-dtype",
+     "vLLM, SGLang, TensorRT-LLM: the KV cache dtype as the engine names it (auto, fp8, ...)",
+     "tensorrt_llm/llmapi/llm_args.py KvCacheConfig.dtype (kv_cache_config.dtype in the YAML)"},
+    {"model", "", KnobType::text, Target::model, "", "the model (the positional MODEL): an HF id or a local folder",
+     "tensorrt_llm/commands/serve.py"},
+    {"tp_size", "--tp_size --tensor_parallel_size", KnobType::count, Target::tp, "", "tensor-parallel size (default 1)",
+     "tensorrt_llm/commands/serve.py", nullptr, 4096},
+    {"pp_size", "--pp_size --pipeline_parallel_size", KnobType::count, Target::pp, "", "pipeline-parallel size (default 1)",
+     "tensorrt_llm/commands/serve.py", nullptr, 4096},
+    {"max_seq_len", "--max_seq_len", KnobType::count, Target::max_model_len, "",
+     "the longest request (default: the model's maximum)", "tensorrt_llm/commands/serve.py"},
+}};
+
 // get_cache_bytes_per_token: kv_factor (2, or 1 for MLA) x sum of ceil(n_kv / tp) x head_dim x bytes.
 std::uint64_t bytes_per_token(const ModelSpec& m, const DType& kv, std::uint32_t tp) {
+  auto full = [&](const FullAttention& a) {
+    return ceil_div(a.num_key_value_heads, tp) *
+           (row_bytes(kv, a.head_dim) + row_bytes(kv, a.v_head_dim.value_or(a.head_dim)));
+  };
   std::uint64_t total = 0;
   for (const LayerGroup& g : m.layers) {
-    std::uint64_t per_layer = 0;
-    if (const auto* full = std::get_if<FullAttention>(&g.spec)) {
-      per_layer = ceil_div(full->num_key_value_heads, tp) *
-                  (row_bytes(kv, full->head_dim) + row_bytes(kv, full->v_head_dim.value_or(full->head_dim)));
-    } else if (const auto* swa = std::get_if<SlidingWindow>(&g.spec)) {
-      const FullAttention& a = swa->attention;
-      per_layer = ceil_div(a.num_key_value_heads, tp) *
-                  (row_bytes(kv, a.head_dim) + row_bytes(kv, a.v_head_dim.value_or(a.head_dim)));
-    } else if (const auto* mla = std::get_if<LatentAttention>(&g.spec)) {
-      per_layer = row_bytes(kv, std::uint64_t{mla->kv_lora_rank} + mla->qk_rope_head_dim);
-    }
+    const std::uint64_t per_layer = std::visit(
+        overloaded{
+            [&](const FullAttention& a) { return full(a); },
+            [&](const SlidingWindow& s) { return full(s.attention); },
+            [&](const LatentAttention& l) {
+              return row_bytes(kv, std::uint64_t{l.kv_lora_rank} + l.qk_rope_head_dim);
+            },
+            [](const RecurrentState&) { return std::uint64_t{0}; },
+        },
+        g.spec);
     total += g.count * per_layer;
   }
   return total;
 }
 
-}  // namespace
+// "1.3", "1.3.0rc10", "v0.5" -> major * 100 + minor, for 0.5 .. 1.3.
+std::optional<int> trtllm_version(std::string_view text) {
+  if (!text.empty() && text.front() == 'v') {
+    text.remove_prefix(1);
+  }
+  const std::size_t dot = text.find('.');
+  if (dot == std::string_view::npos) {
+    return std::nullopt;
+  }
+  const auto major = to_unsigned(text.substr(0, dot));
+  std::string_view rest = text.substr(dot + 1);
+  std::size_t digits = 0;
+  while (digits < rest.size() && std::isdigit(static_cast<unsigned char>(rest[digits])) != 0) {
+    ++digits;
+  }
+  const auto minor = to_unsigned(rest.substr(0, digits));
+  if (!major || !minor || *major > 1 || (*major == 0 && *minor < 5) || (*major == 1 && *minor > 3)) {
+    return std::nullopt;
+  }
+  return static_cast<int>(*major * 100 + *minor);
+}
 
-EnginePrediction predict_trtllm(const EngineInputs& in) {
+class Trtllm final : public Engine {
+ public:
+  std::string_view name() const override { return "trtllm"; }
+  std::string_view display() const override { return "TensorRT-LLM"; }
+  std::span<const std::string_view> aliases() const override { return kAliases; }
+  std::string_view default_version() const override { return "1.3"; }
+  std::string_view versions_help() const override { return "0.5 to 1.3"; }
+  std::optional<int> parse_version(std::string_view t) const override { return trtllm_version(t); }
+  Capabilities capabilities() const override {
+    Capabilities c;
+    c.margin_ppm = 50'000;  // tokens within 5% (docs/accuracy.md)
+    return c;
+  }
+  std::span<const Knob> knobs() const override { return kKnobs; }
+  std::string_view flag_table() const override { return engines::kTrtllmFlags; }
+  std::string_view flag_table_source() const override { return "TensorRT-LLM v1.3: tensorrt_llm/commands/serve.py"; }
+  std::optional<std::size_t> fraction_knob() const override { return free_gpu_memory_fraction; }
+  std::optional<std::size_t> cap_knob() const override { return max_batch_size; }
+  EnginePrediction predict(const EngineInputs& in) const override;
+  std::optional<std::string> emit(const EmitInputs& in) const override;
+  std::optional<CommandForm> command_form(std::span<const std::string> argv) const override {
+    if (argv.empty() || engines::program_name(argv[0]) != "trtllm-serve") {
+      return std::nullopt;
+    }
+    const bool sub = argv.size() > 1 && argv[1] == "serve";  // trtllm-serve serve MODEL (the click subcommand)
+    return CommandForm{sub ? 2U : 1U, true};
+  }
+  std::optional<std::string> image_version(std::string_view image) const override {
+    const engines::Image i = engines::split_image(image);
+    if (i.repository != "nvidia/tensorrt-llm/release" && i.repository != "nvidia/tensorrt-llm") {
+      return std::nullopt;
+    }
+    return i.tag == "latest" ? std::string() : i.tag;
+  }
+
+  std::span<const std::string_view> command_examples() const override { return kExamples; }
+
+ private:
+  static constexpr std::array<std::string_view, 2> kAliases{"tensorrt-llm", "tensorrt_llm"};
+  static constexpr std::array<std::string_view, 1> kExamples{"trtllm-serve MODEL ..."};
+};
+
+EnginePrediction Trtllm::predict(const EngineInputs& in) const {
   const ModelSpec& m = *in.model;
-  const EngineSettings& s = in.settings;
+  const KnobSet& s = *in.knobs;
   EnginePrediction p;
-  const std::uint32_t fraction = s.free_gpu_memory_fraction_ppm.value_or(900'000);
-  const std::uint64_t tpb = s.tokens_per_block.value_or(in.version >= kPytorchBackendSince ? 32 : 64);
-  const std::uint64_t max_num_tokens = s.max_num_tokens.value_or(8192);
-  p.max_model_len = in.max_model_len.value_or(m.max_position_embeddings);
+  const auto fraction = static_cast<std::uint32_t>(s.number(free_gpu_memory_fraction).value_or(900'000));
+  const std::uint64_t tpb = s.number(tokens_per_block).value_or(in.version >= kPytorchBackendSince ? 32 : 64);
+  const std::uint64_t batch_tokens = s.number(max_num_tokens).value_or(8192);
+  p.max_model_len = in.max_model_len;
+  p.block_tokens = tpb;
+  p.concurrency_cap = s.number(max_batch_size).value_or(2048);  // trtllm-serve --max_batch_size default
 
   const std::uint64_t weights = weight_bytes_per_gpu(m.params, in.weights, in.tensor_parallel);
   // The profiling peak: kvplan's engine-neutral reserve (activations of a max_num_tokens batch,
   // CUDA graphs, NCCL). No TensorRT-LLM profiling log is in the calibration set to refine it.
   Reserve reserve = estimate_reserve(m.vocab_size, in.tensor_parallel);
-  reserve.activations_bytes = s.activation_bytes.value_or(reserve.activations_bytes);
-  reserve.framework_bytes = s.non_torch_bytes.value_or(reserve.framework_bytes);
-  reserve.cuda_graphs_bytes = s.cuda_graph_bytes.value_or(reserve.cuda_graphs_bytes);
+  reserve.activations_bytes = s.number(activation_memory).value_or(reserve.activations_bytes);
+  reserve.framework_bytes = s.number(non_torch_memory).value_or(reserve.framework_bytes);
+  reserve.cuda_graphs_bytes = s.number(cuda_graph_memory).value_or(reserve.cuda_graphs_bytes);
   const std::uint64_t peak = sat_add(weights, reserve.total());
   const std::uint64_t free_after = sat_sub(in.gpu_memory_bytes, peak);
   const std::uint64_t available = mul_frac(free_after, fraction, 1'000'000);
   const std::uint64_t per_token = bytes_per_token(m, in.kv_dtype, in.tensor_parallel);
-  const std::uint64_t max_tokens = per_token == 0 ? 0 : available / per_token;
+  const std::uint64_t max_tokens = per_token == 0 ? 0 : engines::with_margin(available, in.kv_margin_ppm) / per_token;
   const std::uint64_t blocks = max_tokens / tpb;
+  p.usable_bytes = in.gpu_memory_bytes;
+  p.fraction_ppm = fraction;
+  p.weights_bytes = weights;
   p.kv_budget_bytes = available;
-  p.fits = blocks * tpb >= p.max_model_len;
+  p.reserved_bytes = sat_sub(in.gpu_memory_bytes, sat_add(weights, available));
+  p.configured_len = in.max_model_len;
+  p.startup = blocks == 0 ? Startup::no_kv_memory : Startup::ok;
+  // A max_seq_len beyond the pool is reduced, not refused ("maxAttentionWindow and maxSequenceLen are
+  // too large ... they are reduced to"): the engine starts and accepts fewer tokens per request.
+  if (blocks > 0 && blocks * tpb < p.max_model_len) {
+    p.max_model_len = blocks * tpb;
+  }
+  p.capacity_at_shape = blocks / ceil_div(std::max<std::uint64_t>(in.shape_seq_len, 1), tpb);
+  for (std::uint64_t len : in.frontier_lengths) {
+    if (len <= p.max_model_len) {
+      p.frontier.emplace_back(len, blocks / ceil_div(len, tpb));
+    }
+  }
+  if (!in.text) {
+    return p;
+  }
   p.budget = {
       {"total_gpu_memory_bytes", "Device total memory", Cell::bytes(in.gpu_memory_bytes), ""},
       {"weights_bytes", "− Weights", Cell::bytes(weights), ""},
       {"peak_non_weight_bytes", "− Profiling peak beyond weights", Cell::bytes(reserve.total()),
-       fmt::format("kvplan's engine-neutral estimate, not yet scaled by max_num_tokens {}", with_commas(max_num_tokens))},
+       fmt::format("kvplan's engine-neutral estimate, not yet scaled by max_num_tokens {}", with_commas(batch_tokens))},
       {"free_gpu_memory_fraction", "free_gpu_memory_fraction", Cell::number(static_cast<double>(fraction) / 1e6),
-       s.free_gpu_memory_fraction_ppm ? "--free-gpu-memory-fraction" : "KvCacheConfig default"},
+       s.has(free_gpu_memory_fraction) ? "--free-gpu-memory-fraction" : "KvCacheConfig default"},
       {"available_kv_bytes", "= Available KV cache memory", Cell::bytes(available), "(total − peak) × fraction"},
   };
   p.fields = {
@@ -85,19 +212,39 @@ EnginePrediction predict_trtllm(const EngineInputs& in) {
   p.log_lines.push_back(fmt::format("Number of tokens per block: {}.", tpb));
   p.log_lines.push_back(fmt::format("[MemUsageChange] Allocated {} GiB for max tokens in paged KV cache ({}).",
                                     engines::gib(blocks * tpb * per_token), max_tokens));
-  if (!p.fits) {
+  if (blocks > 0 && blocks * tpb < in.max_model_len) {
     p.log_lines.push_back(fmt::format("maxAttentionWindow and maxSequenceLen are too large for at least one sequence to "
                                       "fit in kvCache. they are reduced to {}",
                                       blocks * tpb));
   }
-  for (std::uint64_t len : in.frontier_lengths) {
-    if (len <= p.max_model_len) {
-      p.frontier.emplace_back(len, blocks / ceil_div(len, tpb));
-    }
+  if (const KnobValue* b = s.find(backend); b != nullptr && std::get<std::string>(*b) != "pytorch") {
+    p.notes.push_back(fmt::format("--backend {}: kvplan models the PyTorch backend's KV-cache estimation; a prebuilt "
+                                  "TRT engine sizes its buffers at build time",
+                                  std::get<std::string>(*b)));
   }
   p.notes.push_back("TensorRT-LLM's profiling peak is not calibrated: no log of its PyTorch backend is in the "
-                    "calibration set; give the measured figure with --reserve when you have one.");
+                    "calibration set; give the measured figure with --activation-memory when you have one.");
   return p;
+}
+
+std::optional<std::string> Trtllm::emit(const EmitInputs& in) const {
+  const KnobSet& k = *in.knobs;
+  std::string cmd = fmt::format("trtllm-serve {} --tp_size {}", in.model_id, in.tp);
+  cmd += in.pp > 1 ? fmt::format(" --pp_size {}", in.pp) : "";
+  cmd += fmt::format(" --max_seq_len {}", in.max_model_len);
+  for (std::size_t knob : {max_batch_size, max_num_tokens, free_gpu_memory_fraction}) {
+    if (const KnobValue* v = k.find(knob)) {
+      cmd += fmt::format(" {} {}", kKnobs[knob].flags, knob_text(kKnobs[knob], *v));
+    }
+  }
+  return cmd;
+}
+
+}  // namespace
+
+const Engine& trtllm_engine_module() noexcept {
+  static const Trtllm engine;
+  return engine;
 }
 
 }  // namespace kvplan

@@ -1,9 +1,11 @@
-// vLLM (V1 engine): budget, KV cache groups, blocks, and the "GPU KV cache size" and "Maximum
-// concurrency" it logs. Sources (docs/engines.md): vllm/v1/worker/gpu_worker.py
-// determine_available_memory, vllm/v1/core/kv_cache_utils.py get_kv_cache_configs /
+// vLLM (V1 engine): its knobs and flags, its budget, KV cache groups and blocks, the start-up check,
+// the "GPU KV cache size" and "Maximum concurrency" it logs, its launch command and command lines.
+// Sources (docs/engines.md): vllm/v1/worker/gpu_worker.py determine_available_memory,
+// vllm/v1/core/kv_cache_utils.py get_kv_cache_configs / _check_enough_kv_cache_memory /
 // _report_kv_cache_config, vllm/v1/kv_cache_interface.py, vllm/engine/arg_utils.py
-// get_batch_defaults, vllm/platforms/interface.py _align_hybrid_block_size.
+// get_batch_defaults / add_cli_args, vllm/platforms/interface.py _align_hybrid_block_size.
 #include <algorithm>
+#include <array>
 #include <fmt/format.h>
 
 #include "engine_util.hpp"
@@ -12,6 +14,7 @@
 #include "kvplan/engine.hpp"
 #include "kvplan/quantity.hpp"
 #include "kvplan/units.hpp"
+#include "vllm_flags.hpp"
 
 namespace kvplan {
 namespace {
@@ -23,6 +26,71 @@ constexpr int kCudaGraphEstimateSince = 21;   // VLLM_MEMORY_PROFILER_ESTIMATE_C
 constexpr int kUtilization092Since = 25;      // CacheConfig.gpu_memory_utilization default 0.92
 constexpr int kTokensFromConcurrencySince = 27;  // num_tokens = int(max_concurrency * max_model_len)
 constexpr int kLargeGpuTierSince = 28;        // >= 160 GiB devices get max_num_batched_tokens 16384
+
+enum K : std::size_t {
+  gpu_memory_utilization, kv_cache_memory_bytes, max_num_seqs, max_num_batched_tokens, block_size, enforce_eager,
+  cpu_offload_gb, num_gpu_blocks_override, optimization_level, enable_expert_parallel, activation_memory, non_torch_memory, cuda_graph_memory,
+  model, tensor_parallel_size, pipeline_parallel_size, data_parallel_size, decode_context_parallel_size,
+  max_model_len, kv_cache_dtype, dtype, quantization, kCount
+};
+
+constexpr std::array<Knob, kCount> kKnobs{{
+    {"gpu_memory_utilization", "--gpu-memory-utilization", KnobType::fraction, Target::own, "--gpu-memory-utilization",
+     "vLLM: fraction of total GPU memory (default 0.9; 0.92 from v0.25)", "vllm/config/cache.py CacheConfig",
+     engines::engine_fraction},
+    {"kv_cache_memory_bytes", "--kv-cache-memory-bytes", KnobType::bytes, Target::own,
+     "--kv-cache-memory", "vLLM: KV cache size per GPU, replacing the utilization (20GiB, or plain bytes)",
+     "vllm/config/cache.py CacheConfig", engines::human_readable_int},
+    {"max_num_seqs", "--max-num-seqs", KnobType::count, Target::own, "--max-num-seqs",
+     "vLLM: most sequences per step (default 1024 on >= 70 GiB GPUs, else 256)",
+     "vllm/config/scheduler.py SchedulerConfig; arg_utils.py get_batch_defaults", nullptr, 1'000'000},
+    {"max_num_batched_tokens", "--max-num-batched-tokens", KnobType::tokens, Target::own, "--max-num-batched-tokens",
+     "vLLM: tokens per step (default 8192 on >= 70 GiB GPUs, else 2048)",
+     "vllm/config/scheduler.py SchedulerConfig; arg_utils.py get_batch_defaults", engines::human_readable_int},
+    {"block_size", "--block-size", KnobType::count, Target::own, "--block-size",
+     "vLLM: tokens per KV block (default 16)", "vllm/config/cache.py CacheConfig", nullptr, 1'048'576},
+    {"enforce_eager", "--enforce-eager", KnobType::flag, Target::own, "",
+     "vLLM: no CUDA graphs, so no CUDA-graph memory", "vllm/config/model.py ModelConfig"},
+    {"cpu_offload_gb", "--cpu-offload-gb", KnobType::bytes, Target::own, "",
+     "vLLM: GiB of weights per GPU kept in host memory", "vllm/config/cache.py CacheConfig",
+     engines::decimal_gib, 0, true},
+    {"num_gpu_blocks_override", "--num-gpu-blocks-override", KnobType::count, Target::own, "",
+     "vLLM: this many KV blocks, whatever the memory", "vllm/config/cache.py CacheConfig"},
+    {"optimization_level", "--optimization-level -O", KnobType::count, Target::own, "",
+     "vLLM: 0 compiles nothing and captures no CUDA graphs; 1-3 capture them (default 2)",
+     "vllm/config/vllm.py OptimizationLevel; argparse_utils.py rewrites -O3 to --optimization-level 3", nullptr, 3,
+     true},
+    {"enable_expert_parallel", "--enable-expert-parallel -ep", KnobType::flag, Target::own, "",
+     "vLLM: MoE experts sharded over tp × dp GPUs instead of tp", "vllm/config/parallel.py ParallelConfig"},
+    {"activation_memory", "", KnobType::bytes, Target::own, "--activation-memory",
+     "Measured activation peak per GPU (vLLM's \"torch peak increase\"), replacing kvplan's estimate", "kvplan",
+     nullptr, 0, true},
+    {"non_torch_memory", "", KnobType::bytes, Target::own, "--non-torch-memory",
+     "Measured non-torch memory per GPU (CUDA context, NCCL)", "kvplan", nullptr, 0, true},
+    {"cuda_graph_memory", "", KnobType::bytes, Target::own, "--cuda-graph-memory", "Measured CUDA-graph memory per GPU",
+     "kvplan", nullptr, 0, true},
+    {"model", "--model", KnobType::text, Target::model, "", "the model: an HF id or a local folder",
+     "vllm/config/model.py ModelConfig"},
+    {"tensor_parallel_size", "--tensor-parallel-size -tp", KnobType::count, Target::tp, "",
+     "tensor-parallel size (default 1)", "vllm/config/parallel.py ParallelConfig", nullptr, 4096},
+    {"pipeline_parallel_size", "--pipeline-parallel-size -pp", KnobType::count, Target::pp, "",
+     "pipeline-parallel size (default 1)", "vllm/config/parallel.py ParallelConfig", nullptr, 4096},
+    {"data_parallel_size", "--data-parallel-size -dp", KnobType::count, Target::dp, "",
+     "data-parallel replicas (default 1)", "vllm/config/parallel.py ParallelConfig", nullptr, 4096},
+    {"decode_context_parallel_size", "--decode-context-parallel-size -dcp", KnobType::count, Target::cp, "",
+     "decode context parallelism inside the TP group (default 1)", "vllm/config/parallel.py ParallelConfig",
+     nullptr, 4096},
+    {"max_model_len", "--max-model-len", KnobType::tokens, Target::max_model_len, "",
+     "the longest request (default: the model's maximum)", "vllm/config/model.py ModelConfig",
+     engines::human_readable_int},
+    {"kv_cache_dtype", "--kv-cache-dtype", KnobType::dtype, Target::kv_dtype, "--kv-cache-dtype",
+     "vLLM, SGLang, TensorRT-LLM: the KV cache dtype as the engine names it (auto, fp8, ...)",
+     "vllm/config/cache.py CacheConfig"},
+    {"dtype", "--dtype", KnobType::text, Target::weights, "", "weights and activations dtype",
+     "vllm/config/model.py ModelConfig"},
+    {"quantization", "--quantization -q", KnobType::text, Target::weights, "",
+     "the checkpoint's quantization method", "vllm/config/model.py ModelConfig"},
+}};
 
 // Activation peak of the profiling run, calibrated on 15 vLLM 0.19.0 H100 runs at the API-server
 // defaults max_num_batched_tokens 8192 and max_num_seqs 1024 (docs/budget.md): 445 MiB for the
@@ -109,67 +177,244 @@ std::uint64_t blocks_per_request(const Layout& l, std::uint64_t len, std::uint64
   return blocks;
 }
 
-}  // namespace
+// The largest length whose blocks fit in `num_blocks` (estimate_max_model_len's bisection).
+std::uint64_t longest_fitting(const Layout& l, std::uint64_t upper, std::uint64_t batched, std::uint64_t dcp,
+                              std::uint64_t num_blocks) {
+  std::uint64_t lo = 0;
+  std::uint64_t hi = upper;
+  while (hi - lo > 1) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    (blocks_per_request(l, mid, batched, dcp) <= num_blocks ? lo : hi) = mid;
+  }
+  return lo;
+}
 
-EnginePrediction predict_vllm(const EngineInputs& in) {
+// "v0.19.0", "0.19", "0.19.1rc1" -> 19, for 0.10 .. 0.30.
+std::optional<int> minor_of_zero(std::string_view text, int lo, int hi) {
+  if (!text.empty() && text.front() == 'v') {
+    text.remove_prefix(1);
+  }
+  if (text.rfind("0.", 0) != 0) {
+    return std::nullopt;
+  }
+  text.remove_prefix(2);
+  std::size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') {
+    ++digits;
+  }
+  const auto v = to_unsigned(text.substr(0, digits));
+  if (!v || *v < static_cast<std::uint64_t>(lo) || *v > static_cast<std::uint64_t>(hi)) {
+    return std::nullopt;
+  }
+  return static_cast<int>(*v);
+}
+
+constexpr std::string_view kFlagSource =
+    "vLLM v0.19.0: vllm/engine/arg_utils.py EngineArgs.add_cli_args, vllm/entrypoints/openai/cli_args.py";
+
+class Vllm final : public Engine {
+ public:
+  std::string_view name() const override { return "vllm"; }
+  std::string_view display() const override { return "vLLM"; }
+  std::string_view default_version() const override { return "0.19"; }
+  std::string_view versions_help() const override { return "0.10 to 0.30"; }
+  std::optional<int> parse_version(std::string_view t) const override { return minor_of_zero(t, 10, 30); }
+  Capabilities capabilities() const override {
+    Capabilities c;
+    c.context = ContextParallel::decode_in_tp;
+    c.context_with_sliding_window = false;  // kv_cache_interface.py asserts DCP off for SWA
+    c.margin_ppm = 30'000;                  // available KV memory within 3% (docs/accuracy.md)
+    c.abbreviations = true;                 // argparse's allow_abbrev is left on (FlexibleArgumentParser)
+    return c;
+  }
+  // vllm/utils/argparse_utils.py FlexibleArgumentParser.parse_args: --snake_case becomes --kebab-case up to
+  // the first '.', --compilation-config.mode X is a key of --compilation-config, -O3 is --optimization-level 3.
+  std::string normalize_flag(std::string_view flag) const override {
+    if (flag.size() > 2 && flag.rfind("-O", 0) == 0 && flag[2] != '-') {
+      std::string_view level = flag.substr(2);
+      if (!level.empty() && level.front() == '=') {
+        level.remove_prefix(1);
+      }
+      return "--optimization-level " + std::string(level);
+    }
+    if (flag.rfind("--", 0) != 0) {
+      return std::string(flag);
+    }
+    std::string out(flag.substr(0, flag.find('.')));
+    std::replace(out.begin(), out.end(), '_', '-');
+    return out;
+  }
+  std::span<const Knob> knobs() const override { return kKnobs; }
+  std::string_view flag_table() const override { return engines::kVllmFlags; }
+  std::string_view flag_table_source() const override { return kFlagSource; }
+  std::optional<std::size_t> fraction_knob() const override { return gpu_memory_utilization; }
+  std::optional<std::size_t> cap_knob() const override { return max_num_seqs; }
+  std::optional<std::size_t> kv_memory_knob() const override { return kv_cache_memory_bytes; }
+  void validate(const KnobSet& k) const override {
+    if (k.has(kv_cache_memory_bytes) && k.has(gpu_memory_utilization)) {
+      throw Error("--kv-cache-memory-bytes and --gpu-memory-utilization contradict each other: vLLM ignores "
+                  "gpu_memory_utilization when kv_cache_memory_bytes is set; give one of them");
+    }
+  }
+  std::optional<std::string> split_problem(const ModelSpec& m, std::uint32_t tp, std::uint32_t pp,
+                                           std::uint32_t cp) const override;
+  EnginePrediction predict(const EngineInputs& in) const override;
+  std::optional<std::string> emit(const EmitInputs& in) const override;
+  std::optional<CommandForm> command_form(std::span<const std::string> argv) const override;
+  std::span<const std::string_view> command_examples() const override { return kExamples; }
+  static constexpr std::array<std::string_view, 2> kExamples{"vllm serve MODEL ...",
+                                                             "python -m vllm.entrypoints.openai.api_server ..."};
+  std::optional<std::string> image_version(std::string_view image) const override;
+  std::vector<std::string> image_entrypoint(std::string_view image) const override;
+};
+
+std::optional<std::string> Vllm::split_problem(const ModelSpec& m, std::uint32_t tp, std::uint32_t pp,
+                                               std::uint32_t cp) const {
+  (void)pp;
+  if (cp <= 1) {
+    return std::nullopt;
+  }
+  if (tp % cp != 0) {
+    return fmt::format("decode context parallel size {} must divide the tensor parallel size {}: it splits the "
+                       "tensor-parallel group (--decode-context-parallel-size)",
+                       cp, tp);
+  }
+  std::uint32_t kv_heads = 1;  // MLA caches one latent head
+  bool sliding = false;
+  for (const LayerGroup& g : m.layers) {
+    std::visit(overloaded{
+                   [&](const FullAttention& f) { kv_heads = std::max(kv_heads, f.num_key_value_heads); },
+                   [&](const SlidingWindow& s) {
+                     sliding = true;
+                     kv_heads = std::max(kv_heads, s.attention.num_key_value_heads);
+                   },
+                   [](const LatentAttention&) {},
+                   [](const RecurrentState&) {},
+               },
+               g.spec);
+  }
+  if (sliding) {
+    return "vLLM does not support decode context parallelism with sliding-window layers (kv_cache_interface.py "
+           "asserts it off)";
+  }
+  const std::uint32_t replication = tp >= kv_heads ? tp / kv_heads : 1;
+  if (cp > replication) {
+    return fmt::format("decode context parallel size {} is more than tp {} / {} KV heads = {}: DCP only splits KV "
+                       "that tensor parallelism replicates, so its size lies in [1, tp_size / H] "
+                       "(docs/serving/context_parallel_deployment.md)",
+                       cp, tp, kv_heads, replication);
+  }
+  return std::nullopt;
+}
+
+EnginePrediction Vllm::predict(const EngineInputs& in) const {
   const ModelSpec& m = *in.model;
-  const EngineSettings& s = in.settings;
+  const KnobSet& s = *in.knobs;
   EnginePrediction p;
   const bool large = in.gpu_memory_bytes >= 70 * kGiB;  // get_batch_defaults (the "a100" name check aside)
   const bool huge = in.version >= kLargeGpuTierSince && in.gpu_memory_bytes >= 160 * kGiB;
-  const std::uint64_t batched = s.max_num_batched_tokens.value_or(huge ? 16384 : large ? 8192 : 2048);
-  const std::uint64_t max_seqs = s.max_num_seqs.value_or(large ? 1024 : 256);
-  p.max_model_len = in.max_model_len.value_or(m.max_position_embeddings);
+  const std::uint64_t batched = s.number(max_num_batched_tokens).value_or(huge ? 16384 : large ? 8192 : 2048);
+  const std::uint64_t max_seqs = s.number(max_num_seqs).value_or(large ? 1024 : 256);
+  p.max_model_len = in.max_model_len;
+  p.concurrency_cap = max_seqs;
 
+  const std::uint64_t offload = s.number(cpu_offload_gb).value_or(0);
+  std::uint64_t sharded = weight_bytes_per_gpu(m.params, in.weights, in.tensor_parallel);
+  if (s.flag(enable_expert_parallel).value_or(false) && in.data_parallel > 1 && m.params.experts > 0) {
+    // Expert parallelism spreads the routed experts over every GPU of tp × dp (vLLM's EP group).
+    ParamCounts experts;
+    experts.experts = m.params.experts;
+    const std::uint64_t expert_bytes = weight_bytes_per_gpu(experts, in.weights, in.tensor_parallel);
+    sharded = sat_add(sat_sub(sharded, expert_bytes), ceil_div(expert_bytes, in.data_parallel));
+  }
+  const std::uint64_t weights = sat_sub(sharded, offload);
+  p.weights_bytes = weights;
   std::uint64_t available = 0;
-  bool weights_fit = true;
-  if (s.kv_cache_memory_bytes) {
-    available = *s.kv_cache_memory_bytes;
-    weights_fit = sat_add(weight_bytes_per_gpu(m.params, in.weights, in.tensor_parallel), available) <= in.gpu_memory_bytes;
-    p.budget.push_back({"kv_cache_memory_bytes", "--kv-cache-memory", Cell::bytes(available),
-                        "given: profiling still runs, utilization is ignored"});
+  if (const auto given = s.number(kv_cache_memory_bytes)) {
+    available = *given;
+    p.usable_bytes = in.gpu_memory_bytes;
+    if (sat_add(weights, available) > in.gpu_memory_bytes) {
+      available = 0;  // the weights and the given KV size together do not fit: allocation fails
+    }
+    if (in.text) {
+      p.budget.push_back({"kv_cache_memory_bytes", "--kv-cache-memory", Cell::bytes(*given),
+                          "given: profiling still runs, utilization is ignored"});
+    }
   } else {
-    const std::uint32_t util = s.gpu_memory_utilization_ppm.value_or(in.version >= kUtilization092Since ? 920'000 : 900'000);
+    const auto util = static_cast<std::uint32_t>(
+        s.number(gpu_memory_utilization).value_or(in.version >= kUtilization092Since ? 920'000 : 900'000));
     const std::uint64_t requested = engines::ceil_frac(in.gpu_memory_bytes, util);
-    const std::uint64_t weights = weight_bytes_per_gpu(m.params, in.weights, in.tensor_parallel);
+    p.usable_bytes = requested;
+    p.fraction_ppm = util;
     const std::uint64_t activations =
-        s.activation_bytes.value_or(activation_bytes(m.vocab_size, batched, max_seqs, in.last_stage));
+        s.number(activation_memory).value_or(activation_bytes(m.vocab_size, batched, max_seqs, in.last_stage));
     const ReserveModel fit;
-    const std::uint64_t non_torch = s.non_torch_bytes.value_or(in.tensor_parallel > 1 ? fit.framework_multi_gpu_bytes
-                                                                                      : fit.framework_tp1_bytes);
-    const std::uint64_t graphs =
-        in.version >= kCudaGraphEstimateSince ? s.cuda_graph_bytes.value_or(fit.cuda_graphs_bytes) : 0;
+    const std::uint64_t non_torch = s.number(non_torch_memory)
+                                        .value_or(in.tensor_parallel > 1 ? fit.framework_multi_gpu_bytes
+                                                                         : fit.framework_tp1_bytes);
+    const bool eager = s.flag(enforce_eager).value_or(false) || s.number(optimization_level) == 0u;
+    const std::uint64_t graphs = in.version >= kCudaGraphEstimateSince && !eager
+                                     ? s.number(cuda_graph_memory).value_or(fit.cuda_graphs_bytes)
+                                     : 0;
     available = sat_sub(requested, sat_add(sat_add(weights, activations), sat_add(non_torch, graphs)));
-    p.budget = {
-        {"total_gpu_memory_bytes", "Total GPU memory", Cell::bytes(in.gpu_memory_bytes), "cudaMemGetInfo total"},
-        {"gpu_memory_utilization", "gpu_memory_utilization", Cell::number(static_cast<double>(util) / 1e6),
-         s.gpu_memory_utilization_ppm ? "--gpu-memory-utilization"
-                                      : fmt::format("default in vLLM 0.{}", in.version)},
-        {"requested_memory_bytes", "Requested memory", Cell::bytes(requested), "ceil(total × utilization)"},
-        {"weights_bytes", "− Model weights", Cell::bytes(weights), "\"Model loading took\""},
-        {"activation_peak_bytes", "− Torch peak increase", Cell::bytes(activations),
-         fmt::format("profiling run of {} tokens, sampler over {} rows", with_commas(batched),
-                     with_commas(std::min(max_seqs, batched)))},
-        {"non_torch_bytes", "− Non-torch memory", Cell::bytes(non_torch),
-         in.tensor_parallel > 1 ? "CUDA context + NCCL" : "CUDA context"},
-        {"cuda_graph_bytes", "− CUDA graph estimate", Cell::bytes(graphs),
-         graphs > 0 ? "subtracted since v0.21" : "not subtracted before v0.21 (graphs live in the headroom)"},
-    };
+    p.reserved_bytes = sat_add(activations, sat_add(non_torch, graphs));
+    if (in.text) {
+      p.budget = {
+          {"total_gpu_memory_bytes", "Total GPU memory", Cell::bytes(in.gpu_memory_bytes), "cudaMemGetInfo total"},
+          {"gpu_memory_utilization", "gpu_memory_utilization", Cell::number(static_cast<double>(util) / 1e6),
+           s.has(gpu_memory_utilization) ? "--gpu-memory-utilization" : fmt::format("default in vLLM 0.{}", in.version)},
+          {"requested_memory_bytes", "Requested memory", Cell::bytes(requested), "ceil(total × utilization)"},
+          {"weights_bytes", "− Model weights", Cell::bytes(weights),
+           offload > 0 ? fmt::format("\"Model loading took\", less --cpu-offload-gb {}", format_bytes(offload))
+                       : std::string("\"Model loading took\"")},
+          {"activation_peak_bytes", "− Torch peak increase", Cell::bytes(activations),
+           s.has(activation_memory) ? std::string("--activation-memory")
+                                    : fmt::format("profiling run of {} tokens, sampler over {} rows", with_commas(batched),
+                                                  with_commas(std::min(max_seqs, batched)))},
+          {"non_torch_bytes", "− Non-torch memory", Cell::bytes(non_torch),
+           in.tensor_parallel > 1 ? "CUDA context + NCCL" : "CUDA context"},
+          {"cuda_graph_bytes", "− CUDA graph estimate", Cell::bytes(graphs),
+           eager                          ? "--enforce-eager or -O0: no CUDA graphs"
+           : graphs > 0                   ? "subtracted since v0.21"
+                                          : "not subtracted before v0.21 (graphs live in the headroom)"},
+      };
+    }
   }
   p.kv_budget_bytes = available;
-  p.budget.push_back({"available_kv_cache_bytes", "= Available KV cache memory", Cell::bytes(available), ""});
 
   const std::vector<LayerType> types = engines::layer_types(m, in.kv_dtype, in.tensor_parallel);
-  const Layout l = layout(types, s.block_size.value_or(16));
+  const Layout l = layout(types, s.number(block_size).value_or(16));
+  p.block_tokens = l.block_size;
   const std::uint64_t dcp = std::max<std::uint32_t>(in.context_parallel, 1);
-  if (dcp > 1 && std::any_of(types.begin(), types.end(), [](const LayerType& t) { return t.kind == LayerType::Kind::sliding; })) {
-    throw Error("vLLM does not support decode context parallelism with sliding-window layers (kv_cache_interface.py "
-                "asserts it off)");
-  }
   const std::uint64_t bytes_per_block = sat_mul(l.page_bytes, l.group_size);
-  const std::uint64_t num_blocks = bytes_per_block == 0 ? 0 : available / bytes_per_block;
+  const std::uint64_t usable_kv = engines::with_margin(available, in.kv_margin_ppm);
+  std::uint64_t num_blocks = bytes_per_block == 0 ? 0 : usable_kv / bytes_per_block;
+  if (const auto forced = s.number(num_gpu_blocks_override)) {
+    if (sat_mul(*forced, bytes_per_block) > usable_kv) {
+      available = 0;  // the forced blocks do not fit what is left: allocation fails
+    }
+    num_blocks = available == 0 ? 0 : *forced;
+  }
   const std::uint64_t per_request = blocks_per_request(l, p.max_model_len, batched, dcp);
-  const double concurrency = static_cast<double>(num_blocks) / static_cast<double>(per_request);
+  if (available == 0 || num_blocks == 0) {
+    p.startup = Startup::no_kv_memory;
+  } else if (per_request > num_blocks) {
+    p.startup = Startup::too_long;
+    p.startup_needed_bytes = sat_mul(per_request, bytes_per_block);
+    p.startup_max_len = longest_fitting(l, p.max_model_len, batched, dcp, num_blocks);
+  }
+  const std::uint64_t at_shape = blocks_per_request(l, std::max<std::uint64_t>(in.shape_seq_len, 1), batched, dcp);
+  p.capacity_at_shape = at_shape == 0 ? 0 : num_blocks / at_shape;
+  for (std::uint64_t len : in.frontier_lengths) {
+    if (len <= p.max_model_len) {
+      p.frontier.emplace_back(len, num_blocks / blocks_per_request(l, len, batched, dcp));
+    }
+  }
+  if (!in.text) {
+    return p;
+  }
+  p.budget.push_back({"available_kv_cache_bytes", "= Available KV cache memory", Cell::bytes(available), ""});
+  const double concurrency = per_request == 0 ? 0 : static_cast<double>(num_blocks) / static_cast<double>(per_request);
   const std::uint64_t groups = l.group_kinds.size();
   const std::uint64_t tokens = in.version >= kTokensFromConcurrencySince
                                    ? static_cast<std::uint64_t>(concurrency * static_cast<double>(p.max_model_len))
@@ -177,8 +422,10 @@ EnginePrediction predict_vllm(const EngineInputs& in) {
   p.fields = {
       {"available_kv_cache_bytes", "Available KV cache memory", Cell::bytes(available), ""},
       {"num_gpu_blocks", "KV cache blocks", Cell::count(num_blocks),
-       fmt::format("{} B per block: {} layers per group × {} B page", with_commas(bytes_per_block), l.group_size,
-                   with_commas(l.page_bytes))},
+       s.has(num_gpu_blocks_override)
+           ? std::string("--num-gpu-blocks-override")
+           : fmt::format("{} B per block: {} layers per group × {} B page", with_commas(bytes_per_block), l.group_size,
+                         with_commas(l.page_bytes))},
       {"block_size", "Block size", Cell::tokens(l.block_size), "tokens"},
       {"num_kv_cache_groups", "KV cache groups", Cell::count(groups), ""},
       {"gpu_kv_cache_tokens", "GPU KV cache size", Cell::tokens(tokens),
@@ -189,14 +436,14 @@ EnginePrediction predict_vllm(const EngineInputs& in) {
                    with_commas(p.max_model_len))},
       {"max_model_len", "max_model_len", Cell::tokens(p.max_model_len), ""},
       {"max_num_batched_tokens", "max_num_batched_tokens", Cell::tokens(batched), ""},
-      {"max_num_seqs", "max_num_seqs", Cell::count(max_seqs), ""},
+      {"max_num_seqs", "max_num_seqs", Cell::count(max_seqs), s.has(max_num_seqs) ? "--max-num-seqs" : "default"},
   };
   if (dcp > 1) {
     p.fields.push_back({"decode_context_parallel_size", "decode_context_parallel_size", Cell::count(dcp),
                         "each rank holds cdiv(tokens, dcp) of every request"});
-    p.log_lines.insert(p.log_lines.begin(), fmt::format("Multiplying the GPU KV cache size by the cp_world_size {} "
-                                                        "(pcp_world_size 1 * dcp_world_size {}).",
-                                                        dcp, dcp));
+    p.log_lines.push_back(fmt::format("Multiplying the GPU KV cache size by the cp_world_size {} "
+                                      "(pcp_world_size 1 * dcp_world_size {}).",
+                                      dcp, dcp));
   }
   if (!l.note.empty()) {
     p.log_lines.push_back(l.note);
@@ -205,34 +452,81 @@ EnginePrediction predict_vllm(const EngineInputs& in) {
   p.log_lines.push_back(fmt::format("GPU KV cache size: {} tokens", with_commas(tokens)));
   p.log_lines.push_back(fmt::format("Maximum concurrency for {} tokens per request: {:.2f}x", with_commas(p.max_model_len),
                                     concurrency));
-  p.fits = per_request <= num_blocks && num_blocks > 0 && weights_fit;
-  if (!weights_fit) {
+  if (s.has(kv_cache_memory_bytes) && available == 0) {
     p.notes.push_back("The weights and --kv-cache-memory together exceed the GPU's memory: allocation would fail.");
   }
-  if (available == 0) {
+  if (p.startup == Startup::no_kv_memory) {
     p.log_lines.push_back("ValueError: No available memory for the cache blocks. Try increasing "
                           "`gpu_memory_utilization` when initializing the engine.");
-  } else if (!p.fits) {
-    std::uint64_t lo = 0;
-    std::uint64_t hi = p.max_model_len;
-    while (hi - lo > 1) {  // estimate_max_model_len: largest length whose blocks fit
-      const std::uint64_t mid = lo + (hi - lo) / 2;
-      (blocks_per_request(l, mid, batched, dcp) <= num_blocks ? lo : hi) = mid;
-    }
+  } else if (p.startup == Startup::too_long) {
     p.log_lines.push_back(fmt::format(
         "ValueError: To serve at least one request with the models's max seq len ({}), ({} GiB KV cache is needed, "
         "which is larger than the available KV cache memory ({} GiB). Based on the available memory, the estimated "
         "maximum model length is {}. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when "
         "initializing the engine.",
-        p.max_model_len, engines::gib(sat_mul(per_request, bytes_per_block)), engines::gib(available), lo));
+        p.max_model_len, engines::gib(p.startup_needed_bytes), engines::gib(available), p.startup_max_len));
   }
-  for (std::uint64_t len : in.frontier_lengths) {
-    if (len <= p.max_model_len) {
-      p.frontier.emplace_back(len, num_blocks / blocks_per_request(l, len, batched, dcp));
-    }
+  if (offload > 0) {
+    p.notes.push_back(fmt::format("--cpu-offload-gb keeps {} of weights per GPU in host memory; every forward pass "
+                                  "streams them over PCIe.",
+                                  format_bytes(offload)));
   }
   p.notes.push_back("Block 0 is vLLM's null block; the logged figures count it, as vLLM does.");
   return p;
+}
+
+std::optional<std::string> Vllm::emit(const EmitInputs& in) const {
+  const KnobSet& k = *in.knobs;
+  std::string cmd = fmt::format("vllm serve {} --tensor-parallel-size {}", in.model_id, in.tp);
+  cmd += in.pp > 1 ? fmt::format(" --pipeline-parallel-size {}", in.pp) : "";
+  cmd += in.dp > 1 ? fmt::format(" --data-parallel-size {}", in.dp) : "";
+  cmd += in.cp > 1 ? fmt::format(" --decode-context-parallel-size {}", in.cp) : "";
+  cmd += fmt::format(" --max-model-len {}", in.max_model_len);
+  for (std::size_t knob : {max_num_seqs, gpu_memory_utilization, kv_cache_memory_bytes, max_num_batched_tokens,
+                           block_size}) {
+    if (const KnobValue* v = k.find(knob)) {
+      cmd += fmt::format(" {} {}", kKnobs[knob].flags.substr(0, kKnobs[knob].flags.find(' ')),
+                         knob_text(kKnobs[knob], *v));
+    }
+  }
+  if (k.flag(enforce_eager).value_or(false)) {
+    cmd += " --enforce-eager";
+  }
+  cmd += in.kv_dtype ? fmt::format(" --kv-cache-dtype {}", in.kv_dtype->name) : "";
+  cmd += in.quantization ? fmt::format(" --quantization {}", *in.quantization) : "";
+  return cmd;
+}
+
+std::optional<CommandForm> Vllm::command_form(std::span<const std::string> argv) const {
+  if (argv.size() >= 2 && engines::program_name(argv[0]) == "vllm" && argv[1] == "serve") {
+    return CommandForm{2, true};
+  }
+  if (const auto at = engines::python_module(argv, "vllm.entrypoints.openai.api_server")) {
+    return CommandForm{*at, false};
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> Vllm::image_version(std::string_view image) const {
+  const engines::Image i = engines::split_image(image);
+  if (i.repository != "vllm/vllm-openai" && i.repository != "vllm/vllm-openai-rocm" && i.repository != "rocm/vllm") {
+    return std::nullopt;
+  }
+  return i.tag == "latest" || i.tag == "nightly" ? std::string() : i.tag;
+}
+
+std::vector<std::string> Vllm::image_entrypoint(std::string_view image) const {
+  (void)image;
+  // docker/Dockerfile, the vllm-openai stage: ENTRYPOINT ["vllm", "serve"] (earlier images ran
+  // python3 -m vllm.entrypoints.openai.api_server, which reads the same flags).
+  return {"vllm", "serve"};
+}
+
+}  // namespace
+
+const Engine& vllm_engine_module() noexcept {
+  static const Vllm engine;
+  return engine;
 }
 
 }  // namespace kvplan

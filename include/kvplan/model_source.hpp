@@ -1,0 +1,33 @@
+// kvplan/model_source.hpp: where a model comes from, read once: a built-in preset (name, alias or
+// Hugging Face id), a config.json, or a local model folder holding one. Every input that names a
+// model (kvplan's --model/--config, a deployment file, an engine's command line) comes through here.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "kvplan/plan.hpp"
+
+namespace kvplan {
+
+/// A config.json file or a folder holding one; `where` prefixes errors ("--config").
+ModelChoice load_config(const std::string& path, std::string_view where);
+
+/// A built-in preset by name, alias or HF id; throws kvplan::Error with "did you mean".
+ModelChoice load_preset(std::string_view name);
+
+/// What an engine's command line names: a local folder with a config.json, or a preset by its HF id.
+/// A local path that cannot be read here is refused by name, with what to give instead.
+ModelChoice load_engine_model(const std::string& name, std::string_view where);
+
+}  // namespace kvplan
+
+namespace kvplan {
+
+/// `--gpu` text: a catalog GPU with an optional count ("H100", "H100x4", "4xH100", "H100:8").
+Hardware hardware_from_gpu(std::string_view text);
+
+/// `--vram` text: a size per GPU, with a hint when it is a marketed decimal size.
+Hardware hardware_from_vram(std::string_view text);
+
+}  // namespace kvplan

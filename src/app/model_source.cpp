@@ -1,0 +1,124 @@
+// Models from presets, config.json files and local model folders.
+#include "kvplan/model_source.hpp"
+
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <sstream>
+
+#include "kvplan/catalog.hpp"
+#include "kvplan/config_reader.hpp"
+#include "kvplan/error.hpp"
+#include "kvplan/gpus.hpp"
+#include "kvplan/quantity.hpp"
+
+namespace kvplan {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::uintmax_t kMaxConfigBytes = 16 * 1024 * 1024;
+
+std::string read_config_file(const std::string& path_text, std::string_view where) {
+  fs::path path(path_text);
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    path /= "config.json";  // a Hugging Face model folder
+  }
+  if (!fs::is_regular_file(path, ec)) {
+    throw Error(fmt::format("{}: no config.json at '{}'", where, path.string()));
+  }
+  if (fs::file_size(path, ec) > kMaxConfigBytes) {
+    throw Error(fmt::format("{}: '{}' is larger than 16 MiB; a config.json is a few KiB", where, path.string()));
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (!in.good() && !in.eof()) {
+    throw Error(fmt::format("{}: cannot read '{}'", where, path.string()));
+  }
+  return text.str();
+}
+
+bool looks_like_path(const std::string& name) {
+  return !name.empty() && (name.front() == '/' || name.front() == '.' || name.front() == '~' ||
+                           name.find('\\') != std::string::npos || name.rfind("file:", 0) == 0);
+}
+
+}  // namespace
+
+ModelChoice load_config(const std::string& path, std::string_view where) {
+  ModelChoice c;
+  c.spec = std::make_shared<const ModelSpec>(
+      read_hf_config_text(read_config_file(path, where), fs::path(path).filename().string(), path));
+  c.source = fmt::format("config {}", path);
+  std::error_code ec;
+  c.id = fs::is_directory(path, ec) ? path : fs::path(path).parent_path().string();
+  return c;
+}
+
+ModelChoice load_preset(std::string_view name) {
+  const Preset& p = find_preset(name);
+  ModelChoice c;
+  c.spec = std::shared_ptr<const ModelSpec>(std::shared_ptr<const Preset>(), &p.spec);  // presets live for the program
+  c.preset = &p;
+  c.source = fmt::format("{} ({})", p.hf_id, p.path);
+  // A launch command names the model as the user did when it is a Hugging Face id (an -Instruct variant, say).
+  c.id = name.find('/') != std::string_view::npos ? std::string(name) : p.hf_id;
+  return c;
+}
+
+ModelChoice load_engine_model(const std::string& name, std::string_view where) {
+  std::error_code ec;
+  if (fs::is_directory(name, ec) && fs::is_regular_file(fs::path(name) / "config.json", ec)) {
+    ModelChoice c = load_config(name, where);
+    c.id = name;
+    return c;
+  }
+  if (lookup_preset(name) != nullptr) {
+    return load_preset(name);
+  }
+  if (looks_like_path(name)) {
+    throw Error(fmt::format("{}: the model '{}' is a local path with no config.json on this machine; name the "
+                            "architecture with --model NAME or --config PATH",
+                            where, name));
+  }
+  return load_preset(name);  // unknown: "did you mean"
+}
+
+}  // namespace kvplan
+
+namespace kvplan {
+
+Hardware hardware_from_gpu(std::string_view text) {
+  const GpuChoice g = parse_gpu(text);
+  Hardware h;
+  h.gpu = g.gpu;
+  h.vram_bytes = g.gpu->memory_bytes;
+  h.count = g.count_given ? std::optional<std::uint32_t>(g.count) : std::nullopt;
+  h.label = g.count > 1 ? fmt::format("{}x{}", g.gpu->name, g.count) : std::string(g.gpu->name);
+  h.detail = fmt::format("{}: {} B as CUDA reports it (sold as {})", g.gpu->name, with_commas(g.gpu->memory_bytes),
+                         g.gpu->marketed);
+  return h;
+}
+
+Hardware hardware_from_vram(std::string_view text) {
+  const ParsedSize size = parse_size("--vram", text);
+  Hardware h;
+  h.vram_bytes = size.bytes;
+  h.label = std::string(text);
+  h.detail = fmt::format("'{}' read as {} B ({})", text, with_commas(size.bytes),
+                         size.decimal ? "decimal: GB = 10^9 B" : "binary: GiB = 2^30 B");
+  if (size.decimal) {
+    for (const GpuSpec& g : gpu_catalog()) {
+      if (g.marketed.find("per") == std::string_view::npos && parse_size("", g.marketed).bytes == size.bytes) {
+        h.detail += fmt::format("; a GPU sold as \"{}\" ({}) exposes {}: try --gpu {}", g.marketed, g.name,
+                                format_bytes(g.memory_bytes), g.name);
+        break;
+      }
+    }
+  }
+  return h;
+}
+
+}  // namespace kvplan

@@ -1,0 +1,266 @@
+// The plan flags, shared by every subcommand that plans, and their one conversion into a typed
+// PlanRequest (ripgrep's LowArgs -> HiArgs). The engines' own knobs become flags here from their
+// knob tables: each engine lists the knobs kvplan offers (Knob::cli), and a knob of another engine
+// is refused with the engines it belongs to. run_plan prints describe(plan(request)).
+#include <fmt/format.h>
+#include <set>
+
+#include "commands.hpp"
+#include "kvplan/catalog.hpp"
+#include "kvplan/error.hpp"
+#include "kvplan/model_source.hpp"
+#include "kvplan/plan.hpp"
+#include "kvplan/quantity.hpp"
+#include "kvplan/text.hpp"
+
+namespace kvplan::cli {
+namespace {
+
+std::string first_word(std::string_view s) { return std::string(s.substr(0, s.find(' '))); }
+
+// "--parallel --np" -> "--parallel,--np" (CLI11's name list).
+std::string cli11_names(std::string_view spellings) {
+  std::string out;
+  std::size_t start = 0;
+  while (start < spellings.size()) {
+    const std::size_t end = std::min(spellings.find(' ', start), spellings.size());
+    out += (out.empty() ? "" : ",") + std::string(spellings.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+// A flag-type knob is a bare switch on kvplan's command line unless it reads a value (--fit on).
+bool bare_switch(const Knob& k) { return k.type == KnobType::flag && k.parse == nullptr; }
+
+void load_model(const PlanOptions& o, PlanRequest& q) {
+  if (!o.model.empty() && !o.config.empty()) {
+    throw Error("give --model NAME or --config PATH, not both");
+  }
+  if (!o.config.empty()) {
+    q.model = load_config(o.config, "--config");
+    return;
+  }
+  if (o.model.empty()) {
+    throw Error("--model NAME or --config PATH is required (see 'kvplan models' for the built-in names)");
+  }
+  q.model = load_preset(o.model);
+}
+
+void load_memory(const PlanOptions& o, PlanRequest& q) {
+  if (!o.gpu.empty() && !o.vram.empty()) {
+    throw Error("give --gpu NAME or --vram SIZE, not both");
+  }
+  if (!o.gpu.empty()) {
+    q.hardware = hardware_from_gpu(o.gpu);
+    return;
+  }
+  if (o.vram.empty()) {
+    throw Error("--vram SIZE or --gpu NAME is required (e.g. --vram 80GB, --gpu H100; see 'kvplan gpus')");
+  }
+  q.hardware = hardware_from_vram(o.vram);
+}
+
+void load_parallelism(const PlanOptions& o, PlanRequest& q) {
+  auto count = [](const char* flag, const std::string& v) -> std::optional<std::uint32_t> {
+    return v.empty() ? std::nullopt : std::optional<std::uint32_t>(static_cast<std::uint32_t>(parse_count(flag, v, 1024)));
+  };
+  q.tp = count("--tp", o.tp);
+  q.pp = count("--pp", o.pp);
+  q.cp = count("--cp", o.cp);
+  q.dp = count("--dp", o.dp);
+}
+
+void load_shape(const PlanOptions& o, PlanRequest& q) {
+  const ModelSpec& m = q.model_spec();
+  if (!o.max_model_len.empty()) {
+    q.max_model_len = parse_tokens("--max-model-len", o.max_model_len);
+  } else if (m.max_position_embeddings == 0) {
+    throw Error("the config has no max_position_embeddings; give the context length with --max-model-len");
+  }
+  const std::uint64_t max_len = q.max_model_len.value_or(m.max_position_embeddings);
+  if (!o.seq_len.empty()) {
+    q.seq_len = parse_tokens("--seq-len", o.seq_len);
+    if (*q.seq_len > max_len) {
+      throw Error(fmt::format("--seq-len {} is longer than the maximum context {} ({}); raise --max-model-len to plan "
+                              "beyond it",
+                              with_commas(*q.seq_len), with_commas(max_len),
+                              o.max_model_len.empty() ? "max_position_embeddings" : "--max-model-len"));
+    }
+  }
+  if (!o.batch.empty()) {
+    q.batch = parse_count("--batch", o.batch, 10'000'000);
+  }
+}
+
+// The engines a kvplan flag belongs to, for the message when another engine is chosen.
+std::string owners(const std::string& flag) {
+  std::string out;
+  for (const Engine* e : all_engines()) {
+    for (const Knob& k : e->knobs()) {
+      if (!k.cli.empty() && first_word(k.cli) == flag) {
+        out += (out.empty() ? "" : ", ") + std::string(e->name());
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+std::optional<std::size_t> knob_by_cli(const Engine& e, const std::string& flag) {
+  const std::span<const Knob> all = e.knobs();
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (!all[i].cli.empty() && first_word(all[i].cli) == flag) {
+      return i;
+    }
+  }
+  return std::nullopt;
+}
+
+void load_knobs(const PlanOptions& o, PlanRequest& q) {
+  const Engine& e = q.engine_ref();
+  std::map<std::string, std::string> given;
+  for (const auto& [flag, option] : o.knob_options) {
+    if (option->count() == 0) {
+      continue;
+    }
+    const auto sw = o.knob_switches.find(flag);
+    given[flag] = sw != o.knob_switches.end() ? (sw->second ? "on" : "off") : o.knob_values.at(flag);
+  }
+  for (const auto& [flag, text] : given) {
+    std::optional<std::size_t> index = knob_by_cli(e, flag);
+    if (!index && flag == "--utilization" && e.fraction_knob()) {
+      index = e.fraction_knob();  // --utilization is the chosen engine's own memory fraction
+      const Knob& own = e.knobs()[*index];
+      if (given.count(first_word(own.cli)) > 0) {
+        throw Error(fmt::format("--utilization and {} are the same knob for --engine {}; give one of them",
+                                first_word(own.cli), e.name()));
+      }
+    }
+    if (!index) {
+      throw Error(fmt::format("{} belongs to --engine {}, but this plan uses --engine {}", flag, owners(flag), e.name()));
+    }
+    const Knob& k = e.knobs()[*index];
+    const KnobValue v = read_knob(k, flag, text);
+    switch (k.target) {
+      case Target::kv_dtype:
+        if (o.kv_dtype != "auto") {
+          throw Error(fmt::format("give {} (the engine's name) or --kv-dtype, not both", flag));
+        }
+        if (const auto* d = std::get_if<DType>(&v)) {
+          q.kv_dtype = *d;
+        }
+        break;
+      case Target::own:
+        q.knobs.set(*index, v);
+        break;
+      default:
+        throw Error(fmt::format("{}: not a knob of kvplan's plan flags", flag));
+    }
+  }
+  e.validate(q.knobs);
+}
+
+void check_split(const PlanOptions& o, const PlanRequest& q) {
+  const Resolved r = resolve(q);
+  if (q.hardware.count && q.hardware.gpu != nullptr) {
+    const bool ring = q.engine_ref().capabilities().context == ContextParallel::ring;
+    const std::uint32_t group = r.tp * r.pp * (ring ? r.cp : 1);
+    if (*q.hardware.count % group != 0 || r.gpus_used > *q.hardware.count) {
+      throw Error(fmt::format("--tp {} × --pp {} × --cp {}{} = {} GPUs does not fit the {} GPUs of --gpu {}", r.tp, r.pp,
+                              r.cp, q.dp ? fmt::format(" × --dp {}", r.dp) : "", q.dp ? r.gpus_used : group,
+                              *q.hardware.count, o.gpu));
+    }
+  }
+  if (auto problem = split_problem(q, r)) {
+    if (q.engine_ref().capabilities().splits_heads && tp_problem(q.model_spec(), r.tp)) {
+      throw Error(fmt::format("--tp {}: {}", r.tp, *problem));
+    }
+    throw Error(*problem);
+  }
+}
+
+}  // namespace
+
+void setup_plan(CLI::App& app, PlanOptions& o) {
+  app.add_option("--model,-m", o.model, "Built-in model: name, alias or Hugging Face id (see 'kvplan models')");
+  app.add_option("--config", o.config, "A model's config.json, or a folder holding one, instead of --model");
+  app.add_option("--gpu,-g", o.gpu, "GPU from the catalog, optionally with a count: H100, H200x8, 4xH100 (see 'kvplan gpus')");
+  app.add_option("--vram", o.vram, "Memory per GPU instead of --gpu: 80GB (10^9), 80GiB (2^30), 81920MiB");
+  app.add_option("--pp", o.pp, "Pipeline-parallel size: splits the layers into stages, one GPU group each (default 1)");
+  app.add_option("--cp", o.cp, "Context-parallel size: ring attention over N more GPUs (engine-neutral plans), or decode "
+                              "context parallelism inside the TP group where the engine has it (default 1)");
+  app.add_option("--tp", o.tp, "Tensor-parallel size: splits weights and KV heads (default: the --gpu count, or 1)");
+  app.add_option("--dp", o.dp, "Data-parallel replicas (default: what the --gpu count leaves after tp × pp × cp)");
+  app.add_option("--kv-dtype", o.kv_dtype, "KV element format: auto (the model's), bf16, fp16, fp8, int8, int4, "
+                                           "q8_0, q4_0, ... (default auto)");
+  app.add_option("--weight-dtype", o.weight_dtype,
+                 "Weight format: auto (the checkpoint's), bf16, fp16, fp8, int8, int4, mxfp4 (default auto)");
+  app.add_option("--seq-len,-s", o.seq_len, "Tokens per sequence for the shape and comparisons (default 8192, or the model's maximum if shorter)");
+  app.add_option("--batch,-b,--concurrency", o.batch,
+                 "Concurrent sequences; with --seq-len, answers 'does this fit?', the smallest engine knob that serves "
+                 "it, and the fewest GPUs of --gpu's type that do");
+  app.add_option("--max-model-len", o.max_model_len,
+                 "Longest sequence the server accepts (default: the model's max_position_embeddings)");
+  app.add_option("--format,-f", o.format, "Output: table, json, csv or markdown (default table)");
+  app.add_flag("--explain", o.explain, "Show every step of the arithmetic");
+  std::string names;
+  for (const Engine* e : all_engines()) {
+    names += (names.empty() ? "" : ", ") + std::string(e->name());
+  }
+  app.add_option("--engine,-e", o.engine,
+                 fmt::format("Predict what an engine allocates: {} (raw is kvplan's engine-neutral plan); NAME@VERSION "
+                             "picks a version (see docs/engines.md)",
+                             names));
+  std::set<std::string> registered;
+  for (const Engine* e : all_engines()) {
+    for (const Knob& k : e->knobs()) {
+      if (k.cli.empty() || !registered.insert(first_word(k.cli)).second) {
+        continue;  // not a kvplan flag, or one an earlier engine already offers
+      }
+      const std::string flag = first_word(k.cli);
+      o.knob_options[flag] = bare_switch(k) ? app.add_flag(cli11_names(k.cli), o.knob_switches[flag], std::string(k.help))
+                                            : app.add_option(cli11_names(k.cli), o.knob_values[flag], std::string(k.help));
+    }
+  }
+}
+
+PlanRequest plan_request(const PlanOptions& o) {
+  PlanRequest q;
+  q.version_banner = version();
+  const EngineChoice choice = parse_engine(o.engine);
+  q.engine = choice.engine;
+  q.version = choice.version;
+  load_model(o, q);
+  load_memory(o, q);
+  load_parallelism(o, q);
+  if (o.kv_dtype != "auto") {
+    q.kv_dtype = require_dtype(kv_dtypes(), "--kv-dtype", o.kv_dtype);
+  }
+  if (o.weight_dtype != "auto") {
+    q.weights = weight_format(q.model_spec(), o.weight_dtype);
+    q.weights_label = o.weight_dtype;
+  } else {
+    (void)weight_format(q.model_spec(), "auto");  // an unmodelled checkpoint quantization is refused here
+  }
+  load_shape(o, q);
+  load_knobs(o, q);
+  check_split(o, q);
+  q.explain = o.explain;
+  return q;
+}
+
+int run_plan(const PlanOptions& o, std::ostream& out, std::ostream& err) {
+  const Format format = parse_format(o.format);
+  const PlanResult result = plan(plan_request(o));
+  const Document doc = describe(result);
+  render(doc, format, out);
+  if (format == Format::csv || format == Format::json) {
+    for (const std::string& line : doc.advice) {  // machine formats keep stdout parseable
+      err << line << '\n';
+    }
+  }
+  return result.verdict.fits ? 0 : 1;
+}
+
+}  // namespace kvplan::cli

@@ -1,0 +1,243 @@
+// Knobs: typed values, their readers by type, and the class tables every engine writes as TSV.
+#include <algorithm>
+#include <fmt/format.h>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+
+#include "kvplan/engine.hpp"
+#include "kvplan/error.hpp"
+#include "kvplan/quantity.hpp"
+#include "kvplan/text.hpp"
+#include "kvplan/units.hpp"
+
+namespace kvplan {
+
+void KnobSet::set(std::size_t knob, KnobValue value) {
+  for (auto& [k, v] : values_) {
+    if (k == knob) {
+      v = std::move(value);
+      return;
+    }
+  }
+  values_.emplace_back(knob, std::move(value));
+}
+
+void KnobSet::erase(std::size_t knob) {
+  std::erase_if(values_, [knob](const auto& kv) { return kv.first == knob; });
+}
+
+const KnobValue* KnobSet::find(std::size_t knob) const noexcept {
+  for (const auto& [k, v] : values_) {
+    if (k == knob) {
+      return &v;
+    }
+  }
+  return nullptr;
+}
+
+std::optional<std::uint64_t> KnobSet::number(std::size_t knob) const noexcept {
+  const KnobValue* v = find(knob);
+  if (v == nullptr || !std::holds_alternative<std::uint64_t>(*v)) {
+    return std::nullopt;
+  }
+  return std::get<std::uint64_t>(*v);
+}
+
+std::optional<bool> KnobSet::flag(std::size_t knob) const noexcept {
+  const KnobValue* v = find(knob);
+  if (v == nullptr || !std::holds_alternative<bool>(*v)) {
+    return std::nullopt;
+  }
+  return std::get<bool>(*v);
+}
+
+std::optional<DType> KnobSet::dtype(std::size_t knob) const noexcept {
+  const KnobValue* v = find(knob);
+  if (v == nullptr || !std::holds_alternative<DType>(*v)) {
+    return std::nullopt;
+  }
+  return std::get<DType>(*v);
+}
+
+std::optional<std::size_t> Engine::knob_index(std::string_view key) const noexcept {
+  const std::span<const Knob> all = knobs();
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (all[i].key == key) {
+      return i;
+    }
+  }
+  return std::nullopt;
+}
+
+void Engine::serve_shape(std::uint64_t batch, std::uint64_t len, KnobSet& knobs) const {
+  (void)len;
+  if (const auto cap = cap_knob()) {
+    knobs.set(*cap, batch);
+  }
+}
+
+namespace {
+
+std::vector<std::string> split(std::string_view s, char sep) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= s.size()) {
+    const std::size_t end = std::min(s.find(sep, start), s.size());
+    out.emplace_back(s.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+// A table row: spellings (comma-separated) \t value|flag|list|optional \t modelled|unmodelled|none \t why \t source.
+std::vector<FlagClass> parse_flag_table(std::string_view table, std::string_view engine) {
+  std::vector<FlagClass> rows;
+  std::size_t line_no = 0;
+  for (const std::string& line : split(table, '\n')) {
+    ++line_no;
+    if (line.empty() || line.front() == '#') {
+      continue;
+    }
+    const std::vector<std::string> cols = split(line, '\t');
+    if (cols.size() != 5 || (cols[1] != "value" && cols[1] != "flag" && cols[1] != "list" && cols[1] != "optional") ||
+        (cols[2] != "modelled" && cols[2] != "unmodelled" && cols[2] != "none")) {
+      // A malformed table is a build defect, caught by the engine tests.
+      throw Error(fmt::format("{} flag table, line {}: expected 5 tab-separated columns "
+                              "(flags, value|flag|list|optional, modelled|unmodelled|none, why, source)",
+                              engine, line_no));
+    }
+    FlagClass row;
+    const std::size_t slash = cols[0].find(" / ");
+    for (const std::string& s : split(std::string_view(cols[0]).substr(0, slash), ',')) {
+      row.spellings.push_back(s);
+    }
+    if (slash != std::string::npos) {
+      for (const std::string& s : split(std::string_view(cols[0]).substr(slash + 3), ',')) {
+        row.negations.push_back(s);
+      }
+    }
+    row.arity = cols[1] == "value"  ? FlagClass::Arity::value
+                : cols[1] == "flag" ? FlagClass::Arity::flag
+                : cols[1] == "list" ? FlagClass::Arity::list
+                                    : FlagClass::Arity::optional;
+    row.memory = cols[2] == "modelled" ? Memory::modelled : cols[2] == "unmodelled" ? Memory::unmodelled : Memory::none;
+    row.why = cols[3];
+    row.source = cols[4];
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+bool on_off(std::string_view text, bool& value) {
+  const std::string t = to_lower(text);
+  if (t == "on" || t == "true" || t == "1" || t == "yes") {
+    value = true;
+    return true;
+  }
+  if (t == "off" || t == "false" || t == "0" || t == "no") {
+    value = false;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+const std::vector<FlagClass>& Engine::flag_classes() const {
+  static std::mutex mutex;
+  static std::map<const Engine*, std::vector<FlagClass>> cache;
+  const std::lock_guard lock(mutex);
+  auto it = cache.find(this);
+  if (it == cache.end()) {
+    it = cache.emplace(this, parse_flag_table(flag_table(), name())).first;
+  }
+  return it->second;
+}
+
+KnobValue read_knob(const Knob& knob, std::string_view where, std::string_view text) {
+  switch (knob.type) {
+    case KnobType::count: {
+      if (knob.zero_ok && text == "0") {
+        return std::uint64_t{0};
+      }
+      return parse_count(where, text, knob.max == 0 ? (std::uint64_t{1} << 40) : knob.max);
+    }
+    case KnobType::tokens:
+      if (knob.zero_ok && text == "0") {
+        return std::uint64_t{0};
+      }
+      return parse_tokens(where, text);
+    case KnobType::bytes: {
+      if (knob.zero_ok && text == "0") {
+        return std::uint64_t{0};
+      }
+      if (const auto plain = to_unsigned(text); plain && *plain > 0) {
+        return *plain;  // plain bytes, as engines write them
+      }
+      return parse_size(where, text).bytes;
+    }
+    case KnobType::fraction:
+      return std::uint64_t{parse_fraction_ppm(where, text)};
+    case KnobType::flag: {
+      bool v = false;
+      if (!on_off(text, v)) {
+        throw Error(fmt::format("{}: expected on or off (got '{}')", where, text));
+      }
+      return v;
+    }
+    case KnobType::dtype: {
+      std::string name = to_lower(text);
+      if (name == "auto") {
+        return std::string("auto");
+      }
+      if (name == "f16") {
+        name = "fp16";
+      } else if (name == "f32") {
+        name = "fp32";
+      }
+      if (const DType* d = find_dtype(kv_dtypes(), name)) {
+        return *d;
+      }
+      std::vector<std::string> names;
+      for (const DType& d : kv_dtypes()) {
+        names.emplace_back(d.name);
+      }
+      throw Error(fmt::format("{}: unknown cache dtype '{}'{}", where, text, did_you_mean(text, names)));
+    }
+    case KnobType::text:
+      return std::string(text);
+    case KnobType::json: {
+      try {
+        const nlohmann::json parsed = nlohmann::json::parse(text);
+        (void)parsed;
+      } catch (const nlohmann::json::exception&) {
+        throw Error(fmt::format("{}: expected a JSON value (got '{}')", where, text));
+      }
+      return std::string(text);
+    }
+  }
+  return std::string(text);
+}
+
+std::string knob_text(const Knob& knob, const KnobValue& value) {
+  if (const auto* n = std::get_if<std::uint64_t>(&value)) {
+    if (knob.type == KnobType::fraction) {
+      std::string s = fmt::format("{:.6f}", static_cast<double>(*n) / 1e6);
+      while (s.back() == '0') {
+        s.pop_back();
+      }
+      return s.back() == '.' ? s + "0" : s;
+    }
+    return std::to_string(*n);
+  }
+  if (const auto* b = std::get_if<bool>(&value)) {
+    return *b ? "on" : "off";
+  }
+  if (const auto* d = std::get_if<DType>(&value)) {
+    return std::string(d->name);
+  }
+  return std::get<std::string>(value);
+}
+
+}  // namespace kvplan

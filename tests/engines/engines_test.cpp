@@ -1,0 +1,138 @@
+// Engines as modules: each engine's knob table agrees with its flag-class table (a knob's flags are
+// rows of the table classed "modelled", and every "modelled" row sets a knob), every table row is
+// a flag the engine has (the lists in tests/engines/flags/, read from each engine's own argument
+// definitions at its default version), and engine names appear only in src/engines/.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <fmt/format.h>
+
+#include "kvplan/engine.hpp"
+#include "support/files.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::string> words(std::string_view s) {
+  std::vector<std::string> out;
+  std::istringstream in{std::string(s)};
+  for (std::string w; in >> w;) {
+    out.push_back(w);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("every engine's knobs are rows of its flag table, and its modelled rows are knobs", "[engines]") {
+  for (const kvplan::Engine* e : kvplan::all_engines()) {
+    if (e->flag_table().empty()) {
+      continue;  // the engine-neutral plan has no server
+    }
+    DYNAMIC_SECTION(e->name()) {
+      const std::vector<kvplan::FlagClass>& rows = e->flag_classes();
+      std::set<std::string> modelled;
+      std::set<std::string> all;
+      for (const kvplan::FlagClass& row : rows) {
+        for (const std::string& s : row.spellings) {
+          all.insert(s);
+          if (row.memory == kvplan::Memory::modelled) {
+            modelled.insert(s);
+          }
+        }
+      }
+      std::set<std::string> knob_flags;
+      for (const kvplan::Knob& k : e->knobs()) {
+        for (const std::string& f : words(k.flags)) {
+          INFO("knob " << k.key << " flag " << f);
+          CHECK(all.count(f) == 1);
+          CHECK(modelled.count(f) == 1);
+          knob_flags.insert(f);
+        }
+      }
+      for (const kvplan::FlagClass& row : rows) {
+        if (row.memory != kvplan::Memory::modelled) {
+          continue;
+        }
+        const bool has_knob = std::any_of(row.spellings.begin(), row.spellings.end(),
+                                          [&](const std::string& s) { return knob_flags.count(s) == 1; });
+        INFO("modelled row " << row.spellings.front() << " has no knob");
+        CHECK(has_knob);
+      }
+    }
+  }
+}
+
+namespace {
+
+std::set<std::string> engine_flag_list(const std::string& file) {
+  std::set<std::string> out;
+  std::istringstream in(kvplan::test::slurp(fs::path(KVPLAN_SOURCE_DIR) / "tests/engines/flags" / file));
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line.front() != '#') {
+      out.insert(line);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a flag table names only flags the engine has, and every flag it has", "[engines]") {
+  const std::pair<const char*, const char*> lists[] = {
+      {"vllm", "vllm-0.19.flags"}, {"sglang", "sglang-0.5.18.flags"}, {"llamacpp", "llamacpp.flags"},
+      {"trtllm", "trtllm-1.3.flags"}};
+  for (const auto& [name, file] : lists) {
+    DYNAMIC_SECTION(name) {
+      const kvplan::Engine* e = kvplan::find_engine(name);
+      REQUIRE(e != nullptr);
+      const std::set<std::string> has = engine_flag_list(file);
+      std::set<std::string> table;
+      for (const kvplan::FlagClass& row : e->flag_classes()) {
+        table.insert(row.spellings.begin(), row.spellings.end());
+        table.insert(row.negations.begin(), row.negations.end());
+      }
+      for (const std::string& f : table) {
+        INFO(name << " table names " << f << ", which " << file << " does not list");
+        CHECK(has.count(f) == 1);
+      }
+      for (const std::string& f : has) {
+        INFO(name << " has " << f << ", which its table does not class");
+        CHECK(table.count(f) == 1);
+      }
+    }
+  }
+}
+
+TEST_CASE("engine names appear only in src/engines/: the rest of the code asks the engine", "[engines]") {
+  // String literals outside src/engines/ that name an engine (the registry and the engines' own files
+  // are the only places that may).
+  const std::regex literal(R"re("(?:[^"\\]|\\.)*")re");
+  const std::regex engine_name(R"re(vllm|sglang|trtllm|tensorrt|llamacpp|llama\.cpp|llama-server)re", std::regex::icase);
+  std::vector<std::string> offenders;
+  for (const char* dir : {"src/app", "src/cli", "src/report", "src/core", "include/kvplan"}) {
+    for (const auto& entry : fs::recursive_directory_iterator(fs::path(KVPLAN_SOURCE_DIR) / dir)) {
+      if (!entry.is_regular_file()) {
+        continue;
+      }
+      std::istringstream in(kvplan::test::slurp(entry.path()));
+      std::size_t line_no = 0;
+      for (std::string line; std::getline(in, line);) {
+        ++line_no;
+        const std::string code = line.substr(0, line.find("//"));
+        for (auto it = std::sregex_iterator(code.begin(), code.end(), literal); it != std::sregex_iterator(); ++it) {
+          if (std::regex_search(it->str(), engine_name)) {
+            offenders.push_back(fmt::format("{}:{}: {}", entry.path().lexically_relative(KVPLAN_SOURCE_DIR).string(),
+                                            line_no, it->str()));
+          }
+        }
+      }
+    }
+  }
+  INFO(fmt::format("{}", fmt::join(offenders, "\n")));
+  CHECK(offenders.empty());
+}
