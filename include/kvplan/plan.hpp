@@ -196,7 +196,7 @@ enum class Depth : std::uint8_t {
 };
 
 struct PlanResult {
-  PlanRequest request;
+  PlanRequest request;                     // the request as planned (report depth only; empty at verdict depth)
   Resolved r;
   std::shared_ptr<const ModelSpec> stage_model;  // the bottleneck stage's model (the whole model at pp 1)
   std::uint32_t stage = 0;

@@ -57,6 +57,33 @@ std::uint64_t served(const EnginePrediction& p) {
   return p.concurrency_cap ? std::min(p.capacity_at_shape, *p.concurrency_cap) : p.capacity_at_shape;
 }
 
+// The pipeline stages of a model, cached for the last few (model, pp) asked: a sweep plans the same
+// stages thousands of times. The cache holds the whole model too, so its address stays its own.
+const std::vector<std::shared_ptr<const ModelSpec>>& stages_of(const std::shared_ptr<const ModelSpec>& model,
+                                                               std::uint32_t pp) {
+  struct Entry {
+    std::shared_ptr<const ModelSpec> model;
+    std::uint32_t pp = 0;
+    std::vector<std::shared_ptr<const ModelSpec>> stages;
+  };
+  thread_local std::vector<Entry> cache;
+  for (const Entry& e : cache) {
+    if (e.model.get() == model.get() && e.pp == pp) {
+      return e.stages;
+    }
+  }
+  constexpr std::size_t kEntries = 8;
+  if (cache.size() >= kEntries) {
+    cache.erase(cache.begin());
+  }
+  Entry e{model, pp, {}};
+  for (std::uint32_t s = 0; s < pp; ++s) {
+    e.stages.push_back(std::make_shared<const ModelSpec>(pipeline_stage(*model, pp, s)));
+  }
+  cache.push_back(std::move(e));
+  return cache.back().stages;
+}
+
 StageEval evaluate_stages(const PlanRequest& q, const Resolved& r, std::vector<StageRow>* rows) {
   const Engine& engine = q.engine_ref();
   StageEval best;
@@ -68,8 +95,9 @@ StageEval evaluate_stages(const PlanRequest& q, const Resolved& r, std::vector<S
   const std::vector<std::uint32_t> parts = pipeline_partition(q.model_spec().num_hidden_layers, r.pp);
   std::optional<std::pair<std::uint64_t, std::uint64_t>> best_key;
   std::uint32_t first = 0;
+  const std::vector<std::shared_ptr<const ModelSpec>>& stages = stages_of(q.model.spec, r.pp);
   for (std::uint32_t s = 0; s < r.pp; ++s) {
-    auto stage = std::make_shared<const ModelSpec>(pipeline_stage(q.model_spec(), r.pp, s));
+    std::shared_ptr<const ModelSpec> stage = stages[s];
     EnginePrediction p = engine.predict(engine_inputs(q, r, *stage, s, false, {}));
     const std::pair<std::uint64_t, std::uint64_t> key{served(p), p.kv_budget_bytes};
     if (rows != nullptr) {
@@ -207,7 +235,9 @@ std::optional<std::string> split_problem(const PlanRequest& q, const Resolved& r
 
 PlanResult plan(const PlanRequest& q, Depth depth) {
   PlanResult out;
-  out.request = q;
+  if (depth == Depth::report) {
+    out.request = q;  // searches at verdict depth read only the numbers
+  }
   out.r = resolve(q);
   Resolved& r = out.r;
   const Engine& engine = q.engine_ref();

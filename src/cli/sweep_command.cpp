@@ -4,6 +4,8 @@
 // sweep; each point is one plan() at verdict depth, the plan's own numbers, with no text parsed and
 // no exception thrown per point. Rows stream out as they are computed (--best keeps one per group).
 #include <algorithm>
+#include <charconv>
+#include <cstring>
 #include <fmt/format.h>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -137,26 +139,89 @@ class Writer {
     }
   }
   void row(const Point& p) {
-    buffer_.clear();
+    // Hand-formatted into one buffer flushed every 64 KiB: a sweep writes a million of these, and
+    // fmt's format-string parsing per row costs more than planning the point.
+    char line[1024];  // a row is at most ~600 characters: 16 numbers and three names of at most 64
+    char* at = line;
+    auto text = [&](std::string_view v) {
+      const std::size_t n = std::min<std::size_t>(v.size(), 64);
+      std::memcpy(at, v.data(), n);
+      at += n;
+    };
+    auto number = [&](auto v) { at = std::to_chars(at, at + 24, v).ptr; };
+    auto flag = [&](bool v) { text(v ? "true" : "false"); };
     if (json_) {
-      fmt::format_to(std::back_inserter(buffer_),
-                     "{}\n    {{\n      \"model\": \"{}\",\n      \"gpu\": \"{}\",\n      \"gpus\": {},\n      \"tp\": {},\n"
-                     "      \"pp\": {},\n      \"kv_dtype\": \"{}\",\n      \"seq_len\": {},\n      \"batch\": {},\n"
-                     "      \"fits\": {},\n      \"max_batch\": {},\n      \"total_concurrency\": {},\n"
-                     "      \"longest_context\": {},\n      \"kv_budget_bytes\": {},\n      \"weights_bytes\": {},\n"
-                     "      \"headroom_bytes\": {},\n      \"reason\": \"{}\"\n    }}",
-                     rows_ == 0 ? "" : ",", p.model->name, p.gpu->name, p.gpus, p.tp, p.pp, p.kv_dtype, p.seq_len, p.batch,
-                     p.fits ? "true" : "false", p.max_batch, p.total_concurrency, p.longest, p.kv_budget, p.weights,
-                     p.headroom, cause_name(p.cause));
+      text(rows_ == 0 ? "\n    {\n      \"model\": \"" : ",\n    {\n      \"model\": \"");
+      text(p.model->name);
+      text("\",\n      \"gpu\": \"");
+      text(p.gpu->name);
+      text("\",\n      \"gpus\": ");
+      number(p.gpus);
+      text(",\n      \"tp\": ");
+      number(p.tp);
+      text(",\n      \"pp\": ");
+      number(p.pp);
+      text(",\n      \"kv_dtype\": \"");
+      text(p.kv_dtype);
+      text("\",\n      \"seq_len\": ");
+      number(p.seq_len);
+      text(",\n      \"batch\": ");
+      number(p.batch);
+      text(",\n      \"fits\": ");
+      flag(p.fits);
+      text(",\n      \"max_batch\": ");
+      number(p.max_batch);
+      text(",\n      \"total_concurrency\": ");
+      number(p.total_concurrency);
+      text(",\n      \"longest_context\": ");
+      number(p.longest);
+      text(",\n      \"kv_budget_bytes\": ");
+      number(p.kv_budget);
+      text(",\n      \"weights_bytes\": ");
+      number(p.weights);
+      text(",\n      \"headroom_bytes\": ");
+      number(p.headroom);
+      text(",\n      \"reason\": \"");
+      text(cause_name(p.cause));
+      text("\"\n    }");
     } else {
-      fmt::format_to(std::back_inserter(buffer_), "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", p.model->name,
-                     p.gpu->name, p.gpus, p.tp, p.pp, p.kv_dtype, p.seq_len, p.batch, p.fits ? "true" : "false",
-                     p.max_batch, p.total_concurrency, p.longest, p.kv_budget, p.weights, p.headroom, cause_name(p.cause));
+      text(p.model->name);
+      text(",");
+      text(p.gpu->name);
+      for (const std::uint64_t v : {p.gpus, p.tp, p.pp}) {
+        text(",");
+        number(v);
+      }
+      text(",");
+      text(p.kv_dtype);
+      text(",");
+      number(p.seq_len);
+      text(",");
+      number(p.batch);
+      text(",");
+      flag(p.fits);
+      for (const std::uint64_t v : {p.max_batch, p.total_concurrency, p.longest, p.kv_budget, p.weights}) {
+        text(",");
+        number(v);
+      }
+      text(",");
+      number(p.headroom);
+      text(",");
+      text(cause_name(p.cause));
+      text("\n");
     }
-    out_.write(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+    buffer_.append(line, at);
     ++rows_;
+    if (buffer_.size() >= 64 * 1024) {
+      flush();
+    }
+  }
+  void flush() {
+    out_.write(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+    buffer_.clear();
   }
   void finish() {
+    flush();
     if (json_) {
       out_ << (rows_ == 0 ? "]\n}\n" : "\n  ]\n}\n");
     }
@@ -166,7 +231,7 @@ class Writer {
   std::ostream& out_;
   bool json_;
   std::size_t rows_ = 0;
-  fmt::memory_buffer buffer_;
+  fmt::basic_memory_buffer<char, 80 * 1024> buffer_;
 };
 
 }  // namespace
@@ -266,7 +331,7 @@ int run_sweep(const SweepOptions& o, std::ostream& out) {
   std::map<std::pair<std::string_view, std::uint64_t>, Point> best;
   for (const ModelChoice& m : models) {
     PlanRequest q;
-    q.model = m;
+    q.model.spec = m.spec;  // only the architecture: a point never prints the model's source
     q.engine = engine.engine;
     q.version = engine.version;
     q.batch = batch;
