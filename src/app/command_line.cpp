@@ -261,16 +261,22 @@ std::optional<std::string> weight_name(const std::string& text) {
 }  // namespace
 
 std::string command_label(std::span<const std::string> words) {
+  std::vector<std::string> cmd;
+  try {
+    cmd = strip_prefix(words).command;
+  } catch (const Error&) {
+    cmd.assign(words.begin(), words.end());
+  }
   std::string out;
   for (const Engine* e : all_engines()) {
-    if (const auto form = e->command_form(words)) {
+    if (const auto form = e->command_form(cmd)) {
       for (std::size_t k = 0; k < form->args_start; ++k) {
-        out += (k == 0 ? "" : " ") + words[k];
+        out += (k == 0 ? "" : " ") + cmd[k];
       }
       return out;
     }
   }
-  return words.empty() ? std::string() : words.front();
+  return cmd.empty() ? std::string() : cmd.front();
 }
 
 PlanRequest read_command_line(std::span<const std::string> words, const CommandContext& ctx) {

@@ -209,6 +209,10 @@ void setup_check(CLI::App& app, CheckOptions& o) {
                                             "accepts)");
   app.add_option("--margin", o.margin, "Demand headroom: serve this much more concurrency, e.g. 5% (default 0)");
   app.add_option("--format,-f", o.format, "Output: text, json or github (Actions annotations)");
+  app.add_option("--weight-dtype", o.weight_dtype,
+                 "For an engine command line: how the checkpoint's weights are stored (fp8, int4, ...), when the command "
+                 "line does not say");
+  app.add_option("--kv-dtype", o.kv_dtype, "For an engine command line: the KV dtype, when the command line does not say");
   app.add_flag("--strict", o.strict, "Unknown engine flags are errors, not warnings");
 }
 
@@ -256,6 +260,13 @@ int run_check(const CheckOptions& o, std::ostream& out, std::ostream& err) {
       ctx.strict = o.strict;
       Deployment d;
       d.request = read_command_line(o.command, ctx);
+      if (!o.weight_dtype.empty() && o.weight_dtype != "auto" && !d.request.weights) {
+        d.request.weights = weight_format(d.request.model_spec(), o.weight_dtype);
+        d.request.weights_label = o.weight_dtype;
+      }
+      if (!o.kv_dtype.empty() && o.kv_dtype != "auto" && !d.request.kv_dtype) {
+        d.request.kv_dtype = require_dtype(kv_dtypes(), "--kv-dtype", o.kv_dtype);
+      }
       if (!ctx.hardware) {
         throw Error("check: say which GPU the command runs on with --gpu NAME[xCOUNT] (or --vram SIZE) before the '--'");
       }

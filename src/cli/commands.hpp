@@ -44,6 +44,7 @@ struct CheckOptions {
   std::vector<std::string> files;
   std::vector<std::string> command;  // everything after "--": an engine's own command line
   std::string gpu, vram, model, config, concurrency, seq_len, margin, format = "text";
+  std::string weight_dtype, kv_dtype;  // what a command line leaves unsaid (a checkpoint's format)
   bool strict = false;
 };
 void setup_check(CLI::App& app, CheckOptions& o);

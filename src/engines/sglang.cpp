@@ -31,7 +31,7 @@ constexpr std::uint64_t kLoadOverheadBytes = 297 * kMiB;  // 15.54 GiB "mem usag
 
 enum K : std::size_t {
   mem_fraction_static, max_total_tokens, max_running_requests, page_size, chunked_prefill_size, cuda_graph_max_bs,
-  disable_cuda_graph, model_path, tp_size, pp_size, dp_size, context_length, kv_cache_dtype, dtype, quantization,
+  disable_cuda_graph, allow_longer_context, model_path, tp_size, pp_size, dp_size, context_length, kv_cache_dtype, dtype, quantization,
   kCount
 };
 
@@ -61,6 +61,10 @@ constexpr std::array<Knob, kCount> kKnobs{{
      "SGLang: largest CUDA-graph batch (default by GPU size)", "python/sglang/srt/server_args.py ServerArgs"},
     {"disable_cuda_graph", "--disable-cuda-graph", KnobType::flag, Target::own, "", "SGLang: no CUDA graphs",
      "python/sglang/srt/server_args.py ServerArgs"},
+    {"allow_longer_context", "", KnobType::flag, Target::own, "",
+     "SGLang: SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 lets --context-length exceed the model's own maximum",
+     "python/sglang/srt/configs/model_config.py ModelConfig", engines::on_off, 0, false,
+     "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN"},
     {"model_path", "--model-path --model", KnobType::text, Target::model, "", "the model: an HF id or a local folder",
      "python/sglang/srt/server_args.py ServerArgs"},
     {"tp_size", "--tp-size --tensor-parallel-size", KnobType::count, Target::tp, "", "tensor-parallel size (default 1)",
@@ -186,6 +190,15 @@ EnginePrediction Sglang::predict(const EngineInputs& in) const {
   const std::uint64_t page = s.number(page_size).value_or(1);
   p.max_model_len = in.max_model_len;
   p.block_tokens = page;
+  if (in.max_model_len > m.max_position_embeddings && m.max_position_embeddings > 0 &&
+      !s.flag(allow_longer_context).value_or(false)) {
+    // python/sglang/srt/configs/model_config.py: refused unless the environment allows it.
+    p.startup = Startup::refused;
+    p.refusal = fmt::format("User-specified context_length ({}) is greater than the derived context_length ({}); set "
+                            "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 to override it",
+                            in.max_model_len, m.max_position_embeddings);
+    return p;
+  }
 
   const std::uint64_t free_at_start = sat_sub(in.gpu_memory_bytes, kStartupBytes);
   const std::uint64_t weights = sat_add(weight_bytes_per_gpu(m.params, in.weights, in.tensor_parallel), kLoadOverheadBytes);

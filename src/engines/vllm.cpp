@@ -29,7 +29,8 @@ constexpr int kLargeGpuTierSince = 28;        // >= 160 GiB devices get max_num_
 
 enum K : std::size_t {
   gpu_memory_utilization, kv_cache_memory_bytes, max_num_seqs, max_num_batched_tokens, block_size, enforce_eager,
-  cpu_offload_gb, num_gpu_blocks_override, optimization_level, enable_expert_parallel, activation_memory, non_torch_memory, cuda_graph_memory,
+  cpu_offload_gb, num_gpu_blocks_override, optimization_level, enable_expert_parallel, allow_long_max_model_len,
+  activation_memory, non_torch_memory, cuda_graph_memory,
   model, tensor_parallel_size, pipeline_parallel_size, data_parallel_size, decode_context_parallel_size,
   max_model_len, kv_cache_dtype, dtype, quantization, kCount
 };
@@ -62,6 +63,10 @@ constexpr std::array<Knob, kCount> kKnobs{{
      true},
     {"enable_expert_parallel", "--enable-expert-parallel -ep", KnobType::flag, Target::own, "",
      "vLLM: MoE experts sharded over tp × dp GPUs instead of tp", "vllm/config/parallel.py ParallelConfig"},
+    {"allow_long_max_model_len", "", KnobType::flag, Target::own, "",
+     "vLLM: VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 lets max_model_len exceed the model's own maximum",
+     "vllm/config/model.py _get_and_verify_max_len; vllm/envs.py", engines::on_off, 0, false,
+     "VLLM_ALLOW_LONG_MAX_MODEL_LEN"},
     {"activation_memory", "", KnobType::bytes, Target::own, "--activation-memory",
      "Measured activation peak per GPU (vLLM's \"torch peak increase\"), replacing kvplan's estimate", "kvplan",
      nullptr, 0, true},
@@ -317,6 +322,15 @@ EnginePrediction Vllm::predict(const EngineInputs& in) const {
   const std::uint64_t max_seqs = s.number(max_num_seqs).value_or(large ? 1024 : 256);
   p.max_model_len = in.max_model_len;
   p.concurrency_cap = max_seqs;
+  if (in.max_model_len > m.max_position_embeddings && m.max_position_embeddings > 0 &&
+      !s.flag(allow_long_max_model_len).value_or(false)) {
+    // vllm/config/model.py _get_and_verify_max_len: refused at start-up, before any GPU work.
+    p.startup = Startup::refused;
+    p.refusal = fmt::format("User-specified max_model_len ({}) is greater than the derived max_model_len "
+                            "(max_position_embeddings={}); set VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 to override it",
+                            in.max_model_len, m.max_position_embeddings);
+    return p;
+  }
 
   const std::uint64_t offload = s.number(cpu_offload_gb).value_or(0);
   std::uint64_t sharded = weight_bytes_per_gpu(m.params, in.weights, in.tensor_parallel);
