@@ -93,6 +93,9 @@ Prefix strip_prefix(std::span<const std::string> words) {
   const bool docker = i < words.size() && (base(words[i]) == "docker" || base(words[i]) == "podman" ||
                                            base(words[i]) == "nerdctl");
   if (docker) {
+    // Assignments before `docker` are the docker client's environment, not the container's: only
+    // `-e` reaches the engine (and --gpus says which GPUs it sees).
+    p.env.clear();
     ++i;
     if (i < words.size() && words[i] == "container") {
       ++i;

@@ -410,6 +410,9 @@ std::string verdict_text(const PlanResult& x) {
       return s;
     }
     case Cause::no_kv_memory:
+      if (!x.engine.refusal.empty()) {
+        return fmt::format("{}: {}", engine, x.engine.refusal);
+      }
       return fmt::format("{} leaves no memory for the KV cache: the weights take {} of the {} it uses on each GPU",
                          engine, format_bytes(x.engine.weights_bytes), format_bytes(x.engine.usable_bytes));
     case Cause::startup_too_long:

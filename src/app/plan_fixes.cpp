@@ -46,10 +46,14 @@ class Search {
       alt = apply(alt, c);
     }
     PlanResult x = plan(alt, Depth::verdict);
-    if (!x.verdict.fits && x.verdict.cause == Cause::concurrency_cap && engine_.cap_knob()) {
-      const Change cap = Change::set(*engine_.cap_knob(), x.r.batch_per_replica);
-      changes.push_back(cap);
-      alt = apply(alt, cap);
+    // A change that leaves only the engine's own shape settings binding (its concurrency cap, or a
+    // llama.cpp slot too short) takes the settings that serve the shape along.
+    if (!x.verdict.fits && (x.verdict.cause == Cause::concurrency_cap || x.verdict.cause == Cause::too_long)) {
+      std::vector<Change> shape = shape_changes(alt, x.r);
+      for (const Change& c : shape) {
+        alt = apply(alt, c);
+      }
+      changes.insert(changes.end(), shape.begin(), shape.end());
       x = plan(alt, Depth::verdict);
     }
     if (!x.verdict.fits) {
@@ -57,6 +61,31 @@ class Search {
     }
     fixes_.push_back(Fix{std::move(changes), x.engine.kv_budget_bytes, x.total_concurrency, x.r.gpus_used, x.r.seq_len});
     return true;
+  }
+
+  // The changes of the engine's serve_shape for the request's shape, against `q`'s own knobs; with a
+  // max_model_len setting too short for the shape, that setting as well.
+  std::vector<Change> shape_changes(const PlanRequest& q, const Resolved& r) const {
+    std::vector<Change> out;
+    if (r.seq_len > r.max_model_len && (knob_for(engine_, Target::max_model_len) || q.origin == Origin::flags)) {
+      out.push_back(Change::of(Change::Kind::max_model_len, r.seq_len));
+    }
+    KnobSet k = q.knobs;
+    engine_.serve_shape(r.batch_per_replica, r.seq_len, k);
+    for (const auto& [index, value] : k.values()) {
+      const KnobValue* old = q.knobs.find(index);
+      if (old != nullptr && *old == value) {
+        continue;
+      }
+      Change c = Change::set(index, 0);
+      if (const auto* n = std::get_if<std::uint64_t>(&value)) {
+        c.value = *n;
+      } else if (const auto* b = std::get_if<bool>(&value)) {
+        c.value = *b ? 1 : 0;
+      }
+      out.push_back(c);
+    }
+    return out;
   }
 
   // The smallest value of the engine's fraction knob above the current one that fits.
@@ -185,29 +214,12 @@ class Search {
       return;
     }
     // Engines without a max_model_len setting (llama.cpp) size the request through their own knobs.
-    KnobSet k = q_.knobs;
-    engine_.serve_shape(r_.batch_per_replica, len, k);
-    std::vector<Change> changes;
-    for (const auto& [index, value] : k.values()) {
-      const KnobValue* old = q_.knobs.find(index);
-      if (old == nullptr || *old != value) {
-        Change c = Change::set(index, 0);
-        if (const auto* n = std::get_if<std::uint64_t>(&value)) {
-          c.value = *n;
-        } else if (const auto* b = std::get_if<bool>(&value)) {
-          c.value = *b ? 1 : 0;
-        }
-        changes.push_back(c);
-      }
-    }
-    attempt(changes);
+    Resolved r = r_;
+    r.seq_len = len;
+    attempt(shape_changes(q_, r));
   }
 
-  void cap() {
-    if (const auto knob = engine_.cap_knob()) {
-      attempt({Change::set(*knob, r_.batch_per_replica)});
-    }
-  }
+  void cap() { attempt(shape_changes(q_, r_)); }
 
   void gpu_count() {
     attempt({Change::of(Change::Kind::gpu_count, r_.gpus_used)});
@@ -335,6 +347,7 @@ std::vector<Fix> find_fixes(const PlanResult& result) {
     case Cause::capacity:
       s.fraction();
       s.kv_fp8();
+      s.cap();  // a llama.cpp cache split into slots: the slots that serve the shape
       s.weights();
       s.tensor_parallel();
       s.replicas();

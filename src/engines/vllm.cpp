@@ -348,7 +348,11 @@ EnginePrediction Vllm::predict(const EngineInputs& in) const {
     available = *given;
     p.usable_bytes = in.gpu_memory_bytes;
     if (sat_add(weights, available) > in.gpu_memory_bytes) {
-      available = 0;  // the weights and the given KV size together do not fit: allocation fails
+      // The weights and the given KV size together do not fit: allocating the cache fails.
+      p.refusal = fmt::format("the weights ({}) and --kv-cache-memory-bytes ({}) need more than the GPU's {}: "
+                              "allocating the KV cache runs out of memory",
+                              format_bytes(weights), format_bytes(available), format_bytes(in.gpu_memory_bytes));
+      available = 0;
     }
     if (in.text) {
       p.budget.push_back({"kv_cache_memory_bytes", "--kv-cache-memory", Cell::bytes(*given),

@@ -4,8 +4,11 @@
 //          concurrency ... >= 1x"); check must PASS, and say so without a false FAIL;
 //   starts: the engine started (SGLang logs its pool even when it is shorter than context_len);
 //          check's verdict must not be a start-up failure;
-//   fail:CAUSE: the engine refused to start or ran out of memory starting; check must FAIL with that
+//   fail:CAUSE[|CAUSE]: the engine refused to start or ran out of memory starting; check must FAIL with that
 //          cause, never PASS.
+//   miss:pass: a known miss, a false PASS kvplan gives today, with its reason in the entry's "miss"
+//          (docs/accuracy.md lists them); the test keeps the list true, so a miss that is fixed
+//          must move to fail:CAUSE.
 // An entry's extra fields are what a user gives kvplan for what the command line cannot say: the GPU
 // (--gpu), the architecture when the command names a local folder or a re-upload (--model, --config),
 // and the checkpoint's weight format (--weight-dtype).
@@ -29,6 +32,7 @@ TEST_CASE("real command lines: check agrees with what the engine did", "[check][
   std::istringstream in(kvplan::test::slurp(std::string(KVPLAN_SOURCE_DIR) + "/tests/check/command_lines.jsonl"));
   std::size_t entries = 0;
   std::size_t failures = 0;
+  std::size_t misses = 0;
   for (std::string line; std::getline(in, line);) {
     if (line.empty()) {
       continue;
@@ -58,7 +62,11 @@ TEST_CASE("real command lines: check agrees with what the engine did", "[check][
     REQUIRE(code != 2);
     const json result = json::parse(out.str()).at("results").at(0);
     const std::string cause = result.at("cause");
-    if (expect == "pass") {
+    if (expect.rfind("miss:", 0) == 0) {
+      ++misses;
+      REQUIRE(e.contains("miss"));
+      CHECK(result.at("pass").get<bool>() == (expect == "miss:pass"));
+    } else if (expect == "pass") {
       CHECK(result.at("pass").get<bool>());
     } else if (expect == "starts") {
       CHECK(std::find(std::begin(kStartFailures), std::end(kStartFailures), cause) == std::end(kStartFailures));
@@ -66,9 +74,12 @@ TEST_CASE("real command lines: check agrees with what the engine did", "[check][
       ++failures;
       REQUIRE(expect.rfind("fail:", 0) == 0);
       CHECK_FALSE(result.at("pass").get<bool>());
-      CHECK(cause == expect.substr(5));
+      // "fail:weights|no_kv_memory": vLLM's "No available memory for the cache blocks" is either.
+      const std::string causes = "|" + expect.substr(5) + "|";
+      CHECK(causes.find("|" + cause + "|") != std::string::npos);
     }
   }
   CHECK(entries >= 40);
-  CHECK(failures >= 1);
+  CHECK(misses <= 3);  // docs/accuracy.md, "Real command lines"
+  CHECK(failures >= 4);
 }
