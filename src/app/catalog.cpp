@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "json_fields.hpp"
@@ -69,11 +70,48 @@ Preset parse_preset(std::string_view text, std::string_view path) {
   return p;
 }
 
+namespace {
+
+// The embedded files and, per file, its parsed preset once asked for: a plan parses only the preset
+// it names (the name index comes from the build, cmake/catalog.cmake), a listing parses them all.
+struct Catalog {
+  std::vector<EmbeddedFile> files = embedded_model_files();
+  std::vector<std::vector<std::string>> keys;  // model_key of every name of each file
+  std::vector<std::unique_ptr<Preset>> parsed;
+
+  Catalog() {
+    parsed.resize(files.size());
+    for (const EmbeddedFile& f : files) {
+      std::vector<std::string> k;
+      for (std::string_view n : f.names) {
+        if (!n.empty()) {
+          k.push_back(model_key(n));
+        }
+      }
+      keys.push_back(std::move(k));
+    }
+  }
+  const Preset& at(std::size_t i) {
+    if (!parsed[i]) {
+      parsed[i] = std::make_unique<Preset>(parse_preset(files[i].text, files[i].path));
+    }
+    return *parsed[i];
+  }
+};
+
+Catalog& catalog() {
+  static Catalog c;
+  return c;
+}
+
+}  // namespace
+
 const std::vector<Preset>& presets() {
   static const std::vector<Preset> all = [] {
     std::vector<Preset> out;
-    for (const EmbeddedFile& file : embedded_model_files()) {
-      out.push_back(parse_preset(file.text, file.path));
+    Catalog& c = catalog();
+    for (std::size_t i = 0; i < c.files.size(); ++i) {
+      out.push_back(c.at(i));
     }
     std::sort(out.begin(), out.end(), [](const Preset& a, const Preset& b) { return a.name < b.name; });
     return out;
@@ -107,9 +145,10 @@ std::string model_key(std::string_view name) {
 
 const Preset* lookup_preset(std::string_view name) {
   const std::string key = model_key(name);
-  for (const Preset& p : presets()) {
-    if (std::find(p.keys.begin(), p.keys.end(), key) != p.keys.end()) {
-      return &p;
+  Catalog& c = catalog();
+  for (std::size_t i = 0; i < c.files.size(); ++i) {
+    if (std::find(c.keys[i].begin(), c.keys[i].end(), key) != c.keys[i].end()) {
+      return &c.at(i);
     }
   }
   return nullptr;
@@ -120,8 +159,8 @@ const Preset& find_preset(std::string_view name) {
     return *p;
   }
   std::vector<std::string> names;
-  for (const Preset& p : presets()) {
-    names.push_back(p.name);
+  for (const EmbeddedFile& f : catalog().files) {
+    names.emplace_back(f.names.front());
   }
   throw Error(fmt::format("unknown model '{}'{} (see 'kvplan models', or give --config PATH)", name,
                           did_you_mean(name, names)));

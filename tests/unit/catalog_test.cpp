@@ -92,3 +92,16 @@ TEST_CASE("Gemma-3 multimodal counts match KerasHub's, whose vocabulary is 64 en
     }
   }
 }
+
+TEST_CASE("the build-time name index holds each preset's name, Hugging Face id and aliases", "[catalog]") {
+  for (const kvplan::EmbeddedFile& f : kvplan::embedded_model_files()) {
+    const kvplan::Preset p = kvplan::parse_preset(f.text, f.path);
+    INFO(f.path);
+    std::vector<std::string> expected{p.name, p.hf_id};
+    expected.insert(expected.end(), p.aliases.begin(), p.aliases.end());
+    REQUIRE(f.names.size() == expected.size());
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+      CHECK(f.names[i] == expected[i]);
+    }
+  }
+}
