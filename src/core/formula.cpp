@@ -50,15 +50,19 @@ std::uint64_t tokens_held(const LayerCacheSpec& layer, std::uint64_t seq_len) no
 }
 
 std::uint64_t fixed_bytes_per_sequence(const LayerCacheSpec& layer, std::uint32_t tp) noexcept {
-  const auto* state = std::get_if<RecurrentState>(&layer);
-  if (state == nullptr) {
-    return 0;
-  }
   // vLLM MambaSpec.page_size_bytes = sum(prod(shape) * dtype_size); every state shape is
   // divided across TP ranks (mamba_utils.py MambaStateShapeCalculator).
   const std::uint64_t ranks = std::max<std::uint32_t>(tp, 1);
-  return sat_add(sat_mul(state->conv_elements / ranks, state->conv_element_bytes),
-                 sat_mul(state->ssm_elements / ranks, state->ssm_element_bytes));
+  return std::visit(overloaded{
+                        [](const FullAttention&) { return std::uint64_t{0}; },
+                        [](const SlidingWindow&) { return std::uint64_t{0}; },
+                        [](const LatentAttention&) { return std::uint64_t{0}; },
+                        [&](const RecurrentState& state) {
+                          return sat_add(sat_mul(state.conv_elements / ranks, state.conv_element_bytes),
+                                         sat_mul(state.ssm_elements / ranks, state.ssm_element_bytes));
+                        },
+                    },
+                    layer);
 }
 
 std::uint64_t layer_bytes_per_sequence(const LayerCacheSpec& layer, const Deployment& d) noexcept {
