@@ -17,7 +17,21 @@ std::size_t edit_distance(std::string_view a, std::string_view b);
 /// The candidate closest to `word`, if it is close enough to be a plausible typo.
 std::optional<std::string> closest(std::string_view word, const std::vector<std::string>& candidates);
 
-/// ", did you mean 'x'?" or "" (for appending to an error message).
+/// ", did you mean 'x'?" or "" (for appending to an error message). Words longer than 128
+/// characters get no suggestion (the edit distance is quadratic, and no name is that long).
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
+
+/// User input as an error message quotes it: control characters escaped (\n, \t, \xNN), and cut
+/// at 80 characters with the length stated ("'aaaa...' (15,728,640 characters)"), in single quotes.
+std::string quote_input(std::string_view text);
+
+/// A whole message on one line: control characters escaped, and cut in the middle past 2,000
+/// characters. cli::run passes every error through it, so an error is always exactly one line.
+std::string one_line(std::string_view message);
+
+/// The deepest nesting of [ and { in JSON text (outside strings); parsers refuse more than
+/// kMaxJsonDepth before parsing, so no value deep enough to exhaust the stack is ever built.
+std::size_t json_depth(std::string_view text);
+inline constexpr std::size_t kMaxJsonDepth = 64;
 
 }  // namespace kvplan

@@ -82,7 +82,7 @@ std::vector<Kind> layer_kinds(const JsonFields& f, const std::string& type, std:
     }
     for (std::uint32_t i = 0; i < layers; ++i) {
       const json& t = (*types)[i];
-      const std::string s = t.is_string() ? t.get<std::string>() : t.dump();
+      const std::string s = t.is_string() ? t.get<std::string>() : std::string();
       if (s == "full_attention") {
         kinds[i] = Kind::full;
       } else if (s == "sliding_attention") {
@@ -90,7 +90,7 @@ std::vector<Kind> layer_kinds(const JsonFields& f, const std::string& type, std:
       } else if (s == "linear_attention" && type == "qwen3_next") {
         kinds[i] = Kind::linear;
       } else {
-        f.fail(fmt::format("layer_types/{}", i), fmt::format("kvplan cannot size layer type {} yet", t.dump()));
+        f.fail(fmt::format("layer_types/{}", i), fmt::format("kvplan cannot size layer type {} yet", brief(t)));
       }
     }
     return kinds;

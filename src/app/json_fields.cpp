@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "kvplan/error.hpp"
+#include "kvplan/text.hpp"
 
 namespace kvplan {
 
@@ -32,7 +33,7 @@ std::optional<std::uint64_t> JsonFields::uint(std::string_view key, std::uint64_
   if (it == m_object.end() || it->is_null()) {
     return std::nullopt;
   }
-  const auto range = [&] { return fmt::format("must be an integer in [{}, {}] (got {})", min, max, it->dump()); };
+  const auto range = [&] { return fmt::format("must be an integer in [{}, {}] (got {})", min, max, brief(*it)); };
   if (it->is_number_unsigned()) {
     const auto v = it->get<std::uint64_t>();
     if (v < min || v > max) {
@@ -51,7 +52,7 @@ std::optional<std::uint64_t> JsonFields::uint(std::string_view key, std::uint64_
     }
     fail(key, range());
   }
-  fail(key, fmt::format("must be an integer, not {} ({})", it->type_name(), it->dump()));
+  fail(key, fmt::format("must be an integer, not {} ({})", it->type_name(), brief(*it)));
 }
 
 std::uint64_t JsonFields::require_uint(std::string_view key, std::uint64_t min, std::uint64_t max) const {
@@ -123,10 +124,27 @@ std::string without_prefix(std::string_view what) {
 
 }  // namespace
 
+std::string brief(const nlohmann::json& v) {
+  if (v.is_string()) {
+    return quote_input(v.get_ref<const std::string&>());
+  }
+  if (v.is_array()) {
+    return fmt::format("an array of {}", v.size());
+  }
+  if (v.is_object()) {
+    return fmt::format("an object of {} keys", v.size());
+  }
+  return v.dump();  // a number, a boolean or null: a few characters
+}
+
 nlohmann::json parse_json_text(std::string_view text, std::string_view origin) {
   constexpr std::size_t kMaxBytes = 16 * 1024 * 1024;
   if (text.size() > kMaxBytes) {
     throw Error(fmt::format("{}: {} bytes is too large for a config file (limit 16 MiB)", origin, text.size()));
+  }
+  if (json_depth(text) > kMaxJsonDepth) {
+    throw Error(fmt::format("{}: JSON nested deeper than {} levels; a config.json is a few levels deep", origin,
+                            kMaxJsonDepth));
   }
   try {
     return nlohmann::json::parse(text.begin(), text.end());

@@ -38,4 +38,8 @@ class JsonFields {
 /// Parses JSON text; a syntax error becomes kvplan::Error naming `origin` and the byte offset.
 nlohmann::json parse_json_text(std::string_view text, std::string_view origin);
 
+/// A JSON value as a message quotes it: scalars as written (strings quoted and cut), arrays and
+/// objects by their size, never dumped whole.
+std::string brief(const nlohmann::json& v);
+
 }  // namespace kvplan

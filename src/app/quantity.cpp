@@ -2,9 +2,7 @@
 #include "kvplan/quantity.hpp"
 
 #include <array>
-#include <charconv>
 #include <cctype>
-#include <cmath>
 #include <fmt/format.h>
 
 #include "kvplan/error.hpp"
@@ -35,60 +33,88 @@ constexpr std::array kUnits{
 
 struct Number {
   std::uint64_t whole = 0;
-  std::uint64_t frac_num = 0;  // fraction = frac_num / frac_den
+  std::uint64_t frac_num = 0;  // fraction = frac_num / frac_den, trailing zeros dropped
   std::uint64_t frac_den = 1;
   std::size_t length = 0;      // characters consumed
   bool ok = false;
+  std::string_view problem;    // why it is not a number, when ok is false and length > 0
 };
 
-// Digits, optionally "." and digits; no sign, no exponent. Overflow leaves ok = false.
+constexpr std::size_t kMaxDecimals = 9;
+
+// The number grammar of docs/cli.md: decimal digits, then optionally "." and decimal digits.
+// No sign, no exponent, no hex, no leading or trailing dot, no whitespace. At most 9
+// significant decimals, so every fraction is exact (frac_num / 10^k) and products with
+// 64-bit factors stay within 64 bits. Overflow of the whole part leaves ok = false.
 Number parse_number(std::string_view s) {
   Number n;
   std::size_t i = 0;
-  bool any = false;
   for (; i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])); ++i) {
     const std::uint64_t digit = static_cast<std::uint64_t>(s[i] - '0');
     if (n.whole > (kSaturated - digit) / 10) {
+      n.length = i;
+      n.problem = "the number is 2^64 or more";
       return n;
     }
     n.whole = n.whole * 10 + digit;
-    any = true;
+  }
+  if (i == 0) {
+    return n;
   }
   if (i < s.size() && s[i] == '.') {
-    ++i;
+    const std::size_t first = ++i;
     for (; i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])); ++i) {
-      if (n.frac_den < 1'000'000'000) {  // 9 decimals are plenty; further digits are dropped
-        n.frac_num = n.frac_num * 10 + static_cast<std::uint64_t>(s[i] - '0');
-        n.frac_den *= 10;
-      }
-      any = true;
+    }
+    std::string_view digits = s.substr(first, i - first);
+    if (digits.empty()) {
+      n.length = i;
+      n.problem = "ends in a dot";
+      return n;
+    }
+    while (!digits.empty() && digits.back() == '0') {
+      digits.remove_suffix(1);
+    }
+    if (digits.size() > kMaxDecimals) {
+      n.length = i;
+      n.problem = "has more than 9 decimals";
+      return n;
+    }
+    for (const char c : digits) {
+      n.frac_num = n.frac_num * 10 + static_cast<std::uint64_t>(c - '0');
+      n.frac_den *= 10;
     }
   }
   n.length = i;
-  n.ok = any;
+  n.ok = true;
   return n;
 }
 
-[[noreturn]] void bad_size(std::string_view option, std::string_view text) {
-  throw Error(fmt::format("{}: invalid size '{}' (expected e.g. 80GB, 80GiB, 81920MiB, 0.5TB)", option, text));
+// "'TEXT' is not a number" with the grammar's reason when there is one.
+std::string number_problem(const Number& n) {
+  return n.problem.empty() ? std::string() : fmt::format(" ({})", n.problem);
+}
+
+[[noreturn]] void bad_size(std::string_view option, std::string_view text, const Number& n) {
+  throw Error(fmt::format("{}: invalid size {}{} (expected e.g. 80GB, 80GiB, 81920MiB, 0.5TB)", option,
+                          quote_input(text), number_problem(n)));
 }
 
 }  // namespace
 
 ParsedSize parse_size(std::string_view option, std::string_view text) {
   if (!text.empty() && text.front() == '-') {
-    throw Error(fmt::format("{}: size must be positive (got '{}')", option, text));
+    throw Error(fmt::format("{}: size must be positive (got {})", option, quote_input(text)));
   }
   const Number n = parse_number(text);
   if (!n.ok) {
-    bad_size(option, text);
+    bad_size(option, text, n);
   }
   std::string_view rest = text.substr(n.length);
   if (!rest.empty() && rest.front() == ' ') {
     rest.remove_prefix(1);
   }
-  const std::string unit = to_lower(rest);
-  if (unit.empty()) {
+  const std::string unit = to_lower(rest.substr(0, 4));
+  if (rest.empty()) {
     throw Error(fmt::format("{}: size '{}' has no unit; did you mean '{}GB' (10^9 B) or '{}GiB' (2^30 B)?",
                             option, text, text, text));
   }
@@ -99,21 +125,24 @@ ParsedSize parse_size(std::string_view option, std::string_view text) {
                             option, text, digits, u, digits, u));
   }
   for (const Unit& u : kUnits) {
-    if (unit != u.name) {
+    if (rest.size() != u.name.size() || unit != u.name) {
       continue;
     }
+    // Exact: frac_den <= 10^9 and every factor <= 2^40, so mul_frac never saturates. A
+    // fraction of a byte is dropped ("1.5B" is 1 byte).
     const std::uint64_t whole = sat_mul(n.whole, u.factor);
     const std::uint64_t part = mul_frac(u.factor, n.frac_num, n.frac_den);
     const std::uint64_t bytes = sat_add(whole, part);
     if (bytes == 0) {
-      throw Error(fmt::format("{}: size must be positive (got '{}')", option, text));
+      throw Error(fmt::format("{}: size must be at least 1 byte (got {})", option, quote_input(text)));
     }
     if (bytes > kPiB) {
-      throw Error(fmt::format("{}: size '{}' is more than 1 PiB, too large for one GPU", option, text));
+      throw Error(fmt::format("{}: size {} is more than 1 PiB, too large for one GPU (range: 1 B to 1 PiB)", option,
+                              quote_input(text)));
     }
     return ParsedSize{bytes, u.decimal, std::string(text)};
   }
-  bad_size(option, text);
+  bad_size(option, text, n);
 }
 
 std::uint64_t parse_tokens(std::string_view option, std::string_view text) {
@@ -127,15 +156,20 @@ std::uint64_t parse_tokens(std::string_view option, std::string_view text) {
   } else if (!rest.empty()) {
     factor = 0;
   }
-  if (!n.ok || factor == 0 || n.frac_num != 0 || (text.size() > 0 && text.front() == '-')) {
-    throw Error(fmt::format("{}: expected a whole number of tokens such as 8192, 8k or 128K (got '{}')", option, text));
+  if (!n.ok || factor == 0) {
+    throw Error(fmt::format("{}: expected a whole number of tokens such as 8192, 8k or 128K (got {}){}", option,
+                            quote_input(text), number_problem(n)));
   }
-  const std::uint64_t tokens = sat_mul(n.whole, factor);
+  // "1.5k" is 1,536 tokens; "1.1k" (1,126.4) is not a whole number of tokens.
+  if ((factor * n.frac_num) % n.frac_den != 0) {  // factor <= 2^20, frac_num < 10^9: no overflow
+    throw Error(fmt::format("{}: {} is not a whole number of tokens", option, quote_input(text)));
+  }
+  const std::uint64_t tokens = sat_add(sat_mul(n.whole, factor), mul_frac(factor, n.frac_num, n.frac_den));
   if (tokens == 0) {
-    throw Error(fmt::format("{}: must be at least 1 token (got '{}')", option, text));
+    throw Error(fmt::format("{}: must be at least 1 token (got {})", option, quote_input(text)));
   }
   if (tokens > (std::uint64_t{1} << 40)) {
-    throw Error(fmt::format("{}: {} tokens is beyond any model's context (limit 2^40)", option, text));
+    throw Error(fmt::format("{}: {} tokens is beyond any model's context (range: 1 to 2^40)", option, quote_input(text)));
   }
   return tokens;
 }
@@ -143,37 +177,37 @@ std::uint64_t parse_tokens(std::string_view option, std::string_view text) {
 std::uint64_t parse_count(std::string_view option, std::string_view text, std::uint64_t max) {
   const Number n = parse_number(text);
   if (!n.ok || n.length != text.size() || n.frac_den != 1) {
-    throw Error(fmt::format("{}: expected a positive whole number (got '{}')", option, text));
+    const std::string why = n.ok && n.length == text.size() ? " (a fraction)" : number_problem(n);
+    throw Error(fmt::format("{}: expected a positive whole number (got {}){}", option, quote_input(text), why));
   }
   if (n.whole == 0) {
-    throw Error(fmt::format("{}: must be at least 1 (got '{}')", option, text));
+    throw Error(fmt::format("{}: must be at least 1 (got {}; range: 1 to {})", option, quote_input(text), max));
   }
   if (n.whole > max) {
-    throw Error(fmt::format("{}: {} is too large (at most {})", option, text, max));
+    throw Error(fmt::format("{}: {} is too large (range: 1 to {})", option, quote_input(text), max));
   }
   return n.whole;
 }
 
 std::optional<double> to_decimal(std::string_view text) {
-  const std::string s(text);
-  try {
-    std::size_t used = 0;
-    const double v = std::stod(s, &used);
-    if (used == s.size() && std::isfinite(v)) {
-      return v;
-    }
-  } catch (const std::exception&) {  // not a number, or out of range
+  const bool negative = !text.empty() && text.front() == '-';
+  const std::string_view digits = negative ? text.substr(1) : text;
+  const Number n = parse_number(digits);
+  if (!n.ok || n.length != digits.size()) {
+    return std::nullopt;
   }
-  return std::nullopt;
+  // Both parts are exact integers below 2^64; the quotient is the nearest double to the text
+  // for every value a user types (at most 9 decimals).
+  const double v = static_cast<double>(n.whole) + static_cast<double>(n.frac_num) / static_cast<double>(n.frac_den);
+  return negative ? -v : v;
 }
 
 std::optional<std::uint64_t> to_unsigned(std::string_view text) {
-  std::uint64_t v = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size() || text.empty()) {
+  const Number n = parse_number(text);
+  if (!n.ok || n.length != text.size() || n.frac_den != 1) {
     return std::nullopt;
   }
-  return v;
+  return n.whole;
 }
 
 std::uint32_t parse_fraction_ppm(std::string_view option, std::string_view text) {
@@ -181,15 +215,25 @@ std::uint32_t parse_fraction_ppm(std::string_view option, std::string_view text)
   std::string_view rest = text.substr(n.ok ? n.length : 0);
   const bool percent = rest == "%";
   if (!n.ok || (!rest.empty() && !percent)) {
-    throw Error(fmt::format("{}: expected a fraction such as 0.9 or 90% (got '{}')", option, text));
+    throw Error(fmt::format("{}: expected a fraction such as 0.9 or 90% (got {}){}", option, quote_input(text),
+                            number_problem(n)));
   }
   const std::uint64_t scale = percent ? 10'000 : 1'000'000;
-  if (n.whole > 100) {
-    throw Error(fmt::format("{}: must be in (0, 1] (got '{}')", option, text));
+  const std::string_view range = percent ? "range: 0.0001% to 100%" : "range: 0.000001 to 1";
+  if (n.whole > (percent ? 100 : 1)) {
+    throw Error(fmt::format("{}: {} is more than {} ({})", option, quote_input(text), percent ? "100%" : "1", range));
   }
-  const std::uint64_t ppm = n.whole * scale + mul_frac(scale, n.frac_num, n.frac_den);
-  if (ppm == 0 || ppm > 1'000'000) {
-    throw Error(fmt::format("{}: must be in (0, 1] (got '{}')", option, text));
+  // Exact: parts per million straight from the decimal text. A finer fraction is refused, not
+  // rounded, so 1.0000002 is never silently 1.
+  if ((n.frac_num * scale) % n.frac_den != 0) {
+    throw Error(fmt::format("{}: {} is more precise than one part per million ({})", option, quote_input(text), range));
+  }
+  const std::uint64_t ppm = n.whole * scale + n.frac_num * scale / n.frac_den;
+  if (ppm == 0) {
+    throw Error(fmt::format("{}: must be more than 0 (got {}; {})", option, quote_input(text), range));
+  }
+  if (ppm > 1'000'000) {
+    throw Error(fmt::format("{}: {} is more than {} ({})", option, quote_input(text), percent ? "100%" : "1", range));
   }
   return static_cast<std::uint32_t>(ppm);
 }

@@ -54,10 +54,91 @@ std::optional<std::string> closest(std::string_view word, const std::vector<std:
 }
 
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates) {
+  constexpr std::size_t kLongest = 128;
+  if (word.size() > kLongest) {
+    return "";
+  }
   if (auto c = closest(word, candidates)) {
     return ", did you mean '" + *c + "'?";
   }
   return "";
+}
+
+namespace {
+
+void escape_into(std::string& out, char c) {
+  const auto u = static_cast<unsigned char>(c);
+  if (c == '\n') {
+    out += "\\n";
+  } else if (c == '\r') {
+    out += "\\r";
+  } else if (c == '\t') {
+    out += "\\t";
+  } else if (u < 0x20 || u == 0x7f) {
+    static const char* const kHex = "0123456789abcdef";
+    out += "\\x";
+    out += kHex[u >> 4];
+    out += kHex[u & 0xf];
+  } else {
+    out += c;
+  }
+}
+
+std::string thousands(std::size_t n) {
+  std::string digits = std::to_string(n);
+  for (std::size_t at = digits.size(); at > 3; at -= 3) {
+    digits.insert(at - 3, ",");
+  }
+  return digits;
+}
+
+}  // namespace
+
+std::string quote_input(std::string_view text) {
+  constexpr std::size_t kShown = 80;
+  std::string out = "'";
+  for (std::size_t i = 0; i < text.size() && i < kShown; ++i) {
+    escape_into(out, text[i]);
+  }
+  if (text.size() > kShown) {
+    return out + "...' (" + thousands(text.size()) + " characters)";
+  }
+  return out + "'";
+}
+
+std::string one_line(std::string_view message) {
+  constexpr std::size_t kLongest = 2000;
+  std::string out;
+  for (char c : message) {
+    escape_into(out, c);
+  }
+  if (out.size() > kLongest) {
+    out = out.substr(0, kLongest / 2) + " ... " + out.substr(out.size() - kLongest / 2);
+  }
+  return out;
+}
+
+std::size_t json_depth(std::string_view text) {
+  std::size_t depth = 0;
+  std::size_t deepest = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
 }
 
 }  // namespace kvplan

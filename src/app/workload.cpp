@@ -95,6 +95,9 @@ Workload read_trace(const std::string& path, std::uint64_t max_tokens) {
     std::optional<std::string> prompt, output, arrival;
     if (jsonl) {
       nlohmann::json j;
+      if (json_depth(line) > kMaxJsonDepth) {
+        throw Error(fmt::format("{}: JSON nested deeper than {} levels", where, kMaxJsonDepth));
+      }
       try {
         j = nlohmann::json::parse(line);
       } catch (const nlohmann::json::exception&) {
@@ -108,7 +111,7 @@ Workload read_trace(const std::string& path, std::uint64_t max_tokens) {
         if (it == j.end()) {
           return std::nullopt;
         }
-        return it->is_string() ? it->get<std::string>() : it->dump();
+        return it->is_string() ? it->get<std::string>() : it->is_number() ? it->dump() : std::string("?");
       };
       prompt = field("prompt");
       output = field("output");

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "deployment.hpp"
+#include "json_fields.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/model_source.hpp"
 #include "kvplan/quantity.hpp"
@@ -43,7 +44,7 @@ std::string string_value(const std::string& where, const json& v) {
 std::uint64_t whole_value(const std::string& where, const json& v, std::uint64_t max) {
   if (!v.is_number_unsigned() || v.get<std::uint64_t>() == 0) {
     throw Error(fmt::format("{}: must be a positive integer (got {})", where,
-                            v.is_string() || v.is_number() || v.is_boolean() ? v.dump() : std::string(v.type_name())));
+                            brief(v)));
   }
   if (v.get<std::uint64_t>() > max) {
     throw Error(fmt::format("{}: {} is too large (at most {})", where, v.get<std::uint64_t>(), with_commas(max)));
@@ -67,7 +68,7 @@ KnobValue json_knob(const Knob& k, const std::string& where, const json& v) {
         }
         return v.get<std::uint64_t>();
       }
-      throw Error(fmt::format("{}: must be a positive integer (got {})", where, v.dump()));
+      throw Error(fmt::format("{}: must be a positive integer (got {})", where, brief(v)));
     case KnobType::fraction:
       if (v.is_number()) {
         return std::uint64_t{parse_fraction_ppm(where, fmt::format("{}", v.get<double>()))};
@@ -122,6 +123,10 @@ const char* const kTopKeys[] = {"name", "model", "config", "gpu", "vram", "engin
 
 Deployment read_deployment_file(const std::string& path, bool strict) {
   const std::string text = read_file(path);
+  if (json_depth(text) > kMaxJsonDepth) {
+    throw Error(fmt::format("{}: JSON nested deeper than {} levels; a deployment file is two levels deep", path,
+                            kMaxJsonDepth));
+  }
   json j;
   try {
     j = json::parse(text);

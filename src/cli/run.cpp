@@ -128,13 +128,13 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     out << app.version() << '\n';
     return 0;
   } catch (const CLI::ParseError& e) {
-    err << "kvplan: error: " << explain_parse_error(app, e.what()) << '\n';
+    err << "kvplan: error: " << one_line(explain_parse_error(app, e.what())) << '\n';
     return 2;
   } catch (const Error& e) {
-    err << "kvplan: error: " << e.what() << '\n';
+    err << "kvplan: error: " << one_line(e.what()) << '\n';
     return 2;
   } catch (const std::exception& e) {
-    err << "kvplan: internal error: " << e.what() << "; please report this\n";
+    err << "kvplan: internal error: " << one_line(e.what()) << "; please report this\n";
     return 2;
   }
 }

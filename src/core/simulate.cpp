@@ -34,6 +34,7 @@ struct Event {
   std::uint64_t seq = 0;   // admission sequence number: a preempted request's old events match nothing
   std::uint32_t slot = 0;  // where the request lives in RunningSet
   bool finish = false;     // else: it needs its next block at this step
+  std::uint64_t step = 0;  // when it is due (a bucket holds the steps of several laps of the wheel)
 };
 
 // The running requests in slots (constant-time lookup by slot and sequence number) and in admission
@@ -100,9 +101,14 @@ class Simulator {
     m_block = m_paged ? std::max<std::uint64_t>(a.block_tokens, 1) : 1;
     m_shares = a.kind == AllocatorKind::paged_shared;
     m_prefix_reserved = m_shares ? round_up(c.shared_prefix_tokens, m_block) : 0;
-    std::uint64_t horizon = 1;  // no event is ever further ahead than max_model_len + one block
-    while (horizon < c.max_model_len + m_block + 2) {
-      horizon *= 2;  // a power of two: the bucket of a step is a mask, not a division
+    // A power of two (the bucket of a step is a mask), at most kMaxWheel buckets however long the
+    // requests may be: a bucket holds the events of every lap, each with its own step, so memory does
+    // not grow with max_model_len. Block events are at most one block ahead, so the scan for the next
+    // one never needs more than a lap.
+    constexpr std::uint64_t kMaxWheel = std::uint64_t{1} << 16;
+    std::uint64_t horizon = 1;
+    while (horizon < c.max_model_len + m_block + 2 && horizon < kMaxWheel) {
+      horizon *= 2;
     }
     m_wheel.resize(horizon);
     m_mask = horizon - 1;
@@ -149,7 +155,9 @@ class Simulator {
   }
 
   SimStats run(const std::function<std::optional<SimRequest>()>& next) {
-    std::optional<SimRequest> upcoming = next();
+    m_next = &next;
+    m_upcoming = next();
+    std::optional<SimRequest>& upcoming = m_upcoming;
     std::uint64_t step = upcoming ? upcoming->arrival_step : 0;
     const std::uint64_t first_step = step;
     std::uint64_t stride = 1;
@@ -157,11 +165,7 @@ class Simulator {
       if (m_waiting.empty() && m_running.empty() && upcoming && upcoming->arrival_step > step) {
         step = upcoming->arrival_step;  // idle: jump to the next arrival
       }
-      while (upcoming && upcoming->arrival_step <= step) {
-        m_waiting.push_back(Pending{*upcoming, 0});
-        ++m_stats.requests;
-        upcoming = next();
-      }
+      arrive(step);
       m_used += m_growth;  // every running sequence adds a token
       const std::uint64_t preempted_before = m_stats.preemptions;
       grow(step);
@@ -188,15 +192,27 @@ class Simulator {
   // The events due at `step`, moved out of the wheel into a reused buffer (no allocation per step).
   std::vector<Event>& take(std::uint64_t step) {
     std::vector<Event>& b = bucket(step);
-    m_due.assign(b.begin(), b.end());
+    m_due.clear();
+    std::size_t kept = 0;
     for (const Event& e : b) {
-      m_pending_blocks -= e.finish ? 0 : 1;
+      if (e.step == step) {
+        m_due.push_back(e);
+        m_pending_blocks -= e.finish ? 0 : 1;
+      } else {
+        b[kept++] = e;  // a later lap's
+      }
     }
-    b.clear();
+    b.resize(kept);
     return m_due;
   }
 
+  bool due_at(std::uint64_t step) {
+    const std::vector<Event>& b = bucket(step);
+    return std::any_of(b.begin(), b.end(), [step](const Event& e) { return e.step == step; });
+  }
+
   void add_event(std::uint64_t step, Event e) {
+    e.step = step;
     bucket(step).push_back(e);
     if (e.finish) {
       m_finish_steps.push(step);
@@ -218,7 +234,7 @@ class Simulator {
     if (m_pending_blocks > 0) {
       const std::uint64_t limit = next ? *next : step + m_wheel.size();
       for (std::uint64_t u = step + 1; u < limit; ++u) {
-        if (!bucket(u).empty()) {
+        if (due_at(u)) {
           return u;
         }
       }
@@ -323,7 +339,7 @@ class Simulator {
     // The step at which each sequence holds sample_reserved + 1 tokens.
     const std::uint64_t at = a.admit_step + (a.sample_reserved + 1 - a.sample_base);
     if (m_paged && at <= a.finish_step && at > step) {
-      add_event(at, Event{seq, slot, false});
+      add_event(at, Event{seq, slot, false, at});
     }
   }
 
@@ -339,8 +355,23 @@ class Simulator {
     ++m_stats.preemptions;
   }
 
+  // Requests that have arrived by `step` join the back of the queue, up to kQueued of them at a time:
+  // the rest have arrived too and wait behind them in the stream, in order, so that a burst of 10^8
+  // requests at step 0 does not hold 10^8 requests in memory.
+  void arrive(std::uint64_t step) {
+    constexpr std::size_t kQueued = 1 << 16;
+    while (m_upcoming && m_upcoming->arrival_step <= step && m_waiting.size() < kQueued) {
+      m_waiting.push_back(Pending{*m_upcoming, 0});
+      ++m_stats.requests;
+      m_upcoming = (*m_next)();
+    }
+  }
+
   void admit(std::uint64_t step) {
-    while (!m_waiting.empty()) {
+    while (!m_waiting.empty() || (m_upcoming && m_upcoming->arrival_step <= step)) {
+      if (m_waiting.empty()) {
+        arrive(step);
+      }
       const Pending& p = m_waiting.front();
       const std::uint64_t total = m_c.shared_prefix_tokens + p.request.prompt_tokens + p.request.output_tokens;
       if (total > m_c.max_model_len || peak(p) > m_c.capacity_tokens) {
@@ -365,7 +396,7 @@ class Simulator {
       m_growth += a.samples;
       const std::uint64_t seq = m_next_seq++;
       const std::uint32_t slot = m_running.insert(seq, a);
-      add_event(a.finish_step, Event{seq, slot, true});
+      add_event(a.finish_step, Event{seq, slot, true, a.finish_step});
       schedule_block(seq, slot, a, step);
       m_waiting.pop_front();
     }
@@ -406,6 +437,8 @@ class Simulator {
   bool m_shares = false;
   std::uint64_t m_prefix_reserved = 0;
   std::deque<Pending> m_waiting;
+  const std::function<std::optional<SimRequest>()>* m_next = nullptr;
+  std::optional<SimRequest> m_upcoming;  // the next request of the stream not yet in m_waiting
   RunningSet m_running;
   std::vector<Event> m_due;
   std::vector<std::vector<Event>> m_wheel;    // events by step, modulo the longest horizon

@@ -208,6 +208,9 @@ KnobValue read_knob(const Knob& knob, std::string_view where, std::string_view t
     case KnobType::text:
       return std::string(text);
     case KnobType::json: {
+      if (json_depth(text) > kMaxJsonDepth) {
+        throw Error(fmt::format("{}: JSON nested deeper than {} levels", where, kMaxJsonDepth));
+      }
       try {
         const nlohmann::json parsed = nlohmann::json::parse(text);
         (void)parsed;
