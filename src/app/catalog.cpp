@@ -162,7 +162,7 @@ const Preset& find_preset(std::string_view name) {
   for (const EmbeddedFile& f : catalog().files) {
     names.emplace_back(f.names.front());
   }
-  throw Error(fmt::format("unknown model '{}'{} (see 'kvplan models', or give --config PATH)", name,
+  throw Error(fmt::format("unknown model {}{} (see 'kvplan models', or give --config PATH)", quote_input(name),
                           did_you_mean(name, names)));
 }
 

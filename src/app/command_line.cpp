@@ -58,7 +58,7 @@ std::optional<std::uint32_t> docker_gpus(std::string v) {
   if (const auto n = to_unsigned(v); n && *n > 0 && *n <= 4096) {
     return static_cast<std::uint32_t>(*n);
   }
-  throw Error(fmt::format("docker run --gpus: expected all, a count or \"device=0,1\" (got '{}')", v));
+  throw Error(fmt::format("docker run --gpus: expected all, a count or \"device=0,1\" (got {})", quote_input(v)));
 }
 
 std::uint32_t visible_devices(std::string_view ids) {
@@ -309,9 +309,9 @@ PlanRequest read_command_line(std::span<const std::string> words, const CommandC
         forms += (forms.empty() ? "'" : ", '") + std::string(f) + "'";
       }
     }
-    throw Error(fmt::format("cannot read the command '{}': kvplan reads {}, also after environment assignments and "
+    throw Error(fmt::format("cannot read the command {}: kvplan reads {}, also after environment assignments and "
                             "'docker run IMAGE'",
-                            cmd.empty() ? std::string() : cmd.front(), forms));
+                            quote_input(cmd.empty() ? std::string() : cmd.front()), forms));
   }
   PlanRequest q;
   q.origin = Origin::command_line;
@@ -324,8 +324,8 @@ PlanRequest read_command_line(std::span<const std::string> words, const CommandC
     q.version = parse_engine_version(*engine, engine->default_version());
     q.version.is_default = true;
     if (pre.image_engine != nullptr && pre.image_version && pre.image_version->empty()) {
-      q.warnings.push_back(fmt::format("{}: image '{}' names no version; planned with {} {}, kvplan's default", where,
-                                       pre.image, engine->display(), engine->default_version()));
+      q.warnings.push_back(fmt::format("{}: image {} names no version; planned with {} {}, kvplan's default", where,
+                                       quote_input(pre.image), engine->display(), engine->default_version()));
     }
   }
   const Capabilities caps = engine->capabilities();
@@ -352,7 +352,7 @@ PlanRequest read_command_line(std::span<const std::string> words, const CommandC
   for (; i < cmd.size(); ++i) {
     std::string flag = cmd[i];
     if (flag.empty() || flag.front() != '-' || flag == "-" ) {
-      q.warnings.push_back(fmt::format("{}: unexpected argument '{}'; kvplan ignores it", where, flag));
+      q.warnings.push_back(fmt::format("{}: unexpected argument {}; kvplan ignores it", where, quote_input(flag)));
       continue;
     }
     std::optional<std::string> value;
@@ -375,7 +375,7 @@ PlanRequest read_command_line(std::span<const std::string> words, const CommandC
         for (std::size_t k = 0; k < prefixes.size() && k < 4; ++k) {
           list += (k == 0 ? "" : ", ") + prefixes[k].spelling;
         }
-        q.refusal = fmt::format("{} rejects '{}': ambiguous option, it could be {}{}", engine->display(), flag, list,
+        q.refusal = fmt::format("{} rejects {}: ambiguous option, it could be {}{}", engine->display(), quote_input(flag), list,
                                 prefixes.size() > 4 ? ", ..." : "");
         if (!value && i + 1 < cmd.size() && !cmd[i + 1].empty() && cmd[i + 1].front() != '-') {
           ++i;
@@ -384,7 +384,7 @@ PlanRequest read_command_line(std::span<const std::string> words, const CommandC
       }
     }
     if (m.row == nullptr) {
-      const std::string message = fmt::format("{}: unknown flag '{}' for {} {}{}", where, flag, engine->display(),
+      const std::string message = fmt::format("{}: unknown flag {} for {} {}{}", where, quote_input(flag), engine->display(),
                                               q.version.text, did_you_mean(name, all_spellings(*engine)));
       if (ctx.strict) {
         throw Error(message + " (--strict)");
@@ -401,7 +401,7 @@ PlanRequest read_command_line(std::span<const std::string> words, const CommandC
       case FlagClass::Arity::value:
         if (!value) {
           if (i + 1 >= cmd.size()) {
-            throw Error(fmt::format("{}: flag '{}' needs a value", where, flag));
+            throw Error(fmt::format("{}: flag {} needs a value", where, quote_input(flag)));
           }
           value = cmd[++i];
         }
@@ -413,7 +413,7 @@ PlanRequest read_command_line(std::span<const std::string> words, const CommandC
             joined += (joined.empty() ? "" : " ") + cmd[++i];
           }
           if (joined.empty()) {
-            throw Error(fmt::format("{}: flag '{}' needs at least one value", where, flag));
+            throw Error(fmt::format("{}: flag {} needs at least one value", where, quote_input(flag)));
           }
           value = joined;
         }
@@ -493,9 +493,9 @@ PlanRequest read_command_line(std::span<const std::string> words, const CommandC
   const std::optional<std::string> weights = quant_text ? weight_name(*quant_text) : dtype_text ? weight_name(*dtype_text)
                                                                                                 : std::nullopt;
   if (weights && weights->front() == '?') {
-    q.warnings.push_back(fmt::format("{}: the quantization '{}' is not modelled; the weights are planned as the "
+    q.warnings.push_back(fmt::format("{}: the quantization {} is not modelled; the weights are planned as the "
                                      "checkpoint's own format",
-                                     where, weights->substr(1)));
+                                     where, quote_input(weights->substr(1))));
     q.uncertain = true;
   } else if (weights) {
     q.weights = weight_format(q.model_spec(), *weights);

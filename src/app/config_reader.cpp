@@ -10,6 +10,7 @@
 #include "json_fields.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/units.hpp"
+#include "kvplan/text.hpp"
 
 namespace kvplan {
 namespace {
@@ -68,9 +69,9 @@ const ArchRule& find_rule(const JsonFields& f, const std::string& model_type) {
   if (const json* a = f.array("architectures"); a != nullptr && !a->empty() && a->front().is_string()) {
     arch = fmt::format(" ({})", a->front().get<std::string>());
   }
-  throw Error(fmt::format("{}: kvplan cannot size model_type '{}'{}: its cache layout is not modelled "
+  throw Error(fmt::format("{}: kvplan cannot size model_type {}{}: its cache layout is not modelled "
                           "(supported: {}); nothing is guessed",
-                          f.where("model_type"), model_type, arch, supported_model_types()));
+                          f.where("model_type"), quote_input(model_type), arch, supported_model_types()));
 }
 
 // Which layers slide, recur or attend fully, in layer order.
@@ -379,7 +380,7 @@ std::uint64_t vision_params(const JsonFields& top, std::uint64_t text_hidden) {
   const JsonFields vf(*v, top.origin(), "/vision_config");
   const std::string type = vf.string("model_type").value_or("");
   if (type != "siglip_vision_model") {
-    vf.fail("model_type", fmt::format("kvplan cannot count the parameters of vision tower '{}'", type));
+    vf.fail("model_type", fmt::format("kvplan cannot count the parameters of vision tower {}", quote_input(type)));
   }
   if (vf.boolean("vision_use_head").value_or(true)) {
     vf.fail("vision_use_head", "a SigLIP pooling head is not modelled");
@@ -404,7 +405,7 @@ std::string weight_dtype_name(const JsonFields& f, const JsonFields& top) {
   if (t == "bfloat16" || t == "float32") {  // engines load fp32 checkpoints in bf16 (vLLM dtype "auto")
     return "bf16";
   }
-  f.fail("torch_dtype", fmt::format("unknown dtype '{}' (expected bfloat16, float16 or float32)", t));
+  f.fail("torch_dtype", fmt::format("unknown dtype {} (expected bfloat16, float16 or float32)", quote_input(t)));
 }
 
 }  // namespace

@@ -141,7 +141,7 @@ GpuChoice parse_gpu(std::string_view text) {
       a = sp == std::string_view::npos ? std::string_view{} : a.substr(sp + 1);
     }
   }
-  throw Error(fmt::format("unknown GPU '{}'{} (see 'kvplan gpus', or give --vram SIZE)", name, did_you_mean(name, names)));
+  throw Error(fmt::format("unknown GPU {}{} (see 'kvplan gpus', or give --vram SIZE)", quote_input(name), did_you_mean(name, names)));
 }
 
 }  // namespace kvplan

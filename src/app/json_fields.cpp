@@ -106,11 +106,11 @@ const nlohmann::json* JsonFields::object(std::string_view key) const {
   return &*it;
 }
 
-namespace {
-
 // "[json.exception.parse_error.101] parse error at line 1, column 5: syntax error ..." ->
 // "syntax error ..."; "[json.exception.out_of_range.406] number overflow ..." -> "number overflow ...".
-std::string without_prefix(std::string_view what) {
+// The token nlohmann quotes ("last read: '...'", "parsing '...'") is cut like any user input.
+std::string json_error_text(const nlohmann::json::exception& e) {
+  std::string_view what = e.what();
   if (const std::size_t bracket = what.find("] "); bracket != std::string_view::npos) {
     what.remove_prefix(bracket + 2);
   }
@@ -119,10 +119,14 @@ std::string without_prefix(std::string_view what) {
       what.remove_prefix(colon + 2);
     }
   }
-  return std::string(what);
+  const std::size_t open = what.find('\'');
+  const std::size_t close = what.rfind('\'');
+  if (open == std::string_view::npos || close <= open) {
+    return one_line(what);
+  }
+  return one_line(what.substr(0, open)) + quote_input(what.substr(open + 1, close - open - 1)) +
+         one_line(what.substr(close + 1));
 }
-
-}  // namespace
 
 std::string brief(const nlohmann::json& v) {
   if (v.is_string()) {
@@ -149,9 +153,9 @@ nlohmann::json parse_json_text(std::string_view text, std::string_view origin) {
   try {
     return nlohmann::json::parse(text.begin(), text.end());
   } catch (const nlohmann::json::parse_error& e) {
-    throw Error(fmt::format("{}: not valid JSON (byte {}): {}", origin, e.byte, without_prefix(e.what())));
+    throw Error(fmt::format("{}: not valid JSON (byte {}): {}", origin, e.byte, json_error_text(e)));
   } catch (const nlohmann::json::exception& e) {  // e.g. out_of_range.406: number overflow
-    throw Error(fmt::format("{}: not valid JSON: {}", origin, without_prefix(e.what())));
+    throw Error(fmt::format("{}: not valid JSON: {}", origin, json_error_text(e)));
   }
 }
 

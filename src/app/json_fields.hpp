@@ -38,6 +38,9 @@ class JsonFields {
 /// Parses JSON text; a syntax error becomes kvplan::Error naming `origin` and the byte offset.
 nlohmann::json parse_json_text(std::string_view text, std::string_view origin);
 
+/// nlohmann's message without its "[json.exception...]" prefix, one line, the token it quotes cut.
+std::string json_error_text(const nlohmann::json::exception& e);
+
 /// A JSON value as a message quotes it: scalars as written (strings quoted and cut), arrays and
 /// objects by their size, never dumped whole.
 std::string brief(const nlohmann::json& v);

@@ -9,15 +9,16 @@
 #include "kvplan/catalog.hpp"
 #include "kvplan/config_reader.hpp"
 #include "kvplan/error.hpp"
+#include "kvplan/files.hpp"
 #include "kvplan/gpus.hpp"
 #include "kvplan/quantity.hpp"
+#include "kvplan/text.hpp"
 
 namespace kvplan {
 namespace {
 
 namespace fs = std::filesystem;
 
-constexpr std::uintmax_t kMaxConfigBytes = 16 * 1024 * 1024;
 
 std::string read_config_file(const std::string& path_text, std::string_view where) {
   fs::path path(path_text);
@@ -26,18 +27,9 @@ std::string read_config_file(const std::string& path_text, std::string_view wher
     path /= "config.json";  // a Hugging Face model folder
   }
   if (!fs::is_regular_file(path, ec)) {
-    throw Error(fmt::format("{}: no config.json at '{}'", where, path.string()));
+    throw Error(fmt::format("{}: no config.json at {}", where, quote_input(path.string())));
   }
-  if (fs::file_size(path, ec) > kMaxConfigBytes) {
-    throw Error(fmt::format("{}: '{}' is larger than 16 MiB; a config.json is a few KiB", where, path.string()));
-  }
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (!in.good() && !in.eof()) {
-    throw Error(fmt::format("{}: cannot read '{}'", where, path.string()));
-  }
-  return text.str();
+  return read_bounded_file(path.string(), kMaxConfigBytes, "config.json");
 }
 
 bool looks_like_path(const std::string& name) {
@@ -79,9 +71,9 @@ ModelChoice load_engine_model(const std::string& name, std::string_view where) {
     return load_preset(name);
   }
   if (looks_like_path(name)) {
-    throw Error(fmt::format("{}: the model '{}' is a local path with no config.json on this machine; name the "
+    throw Error(fmt::format("{}: the model {} is a local path with no config.json on this machine; name the "
                             "architecture with --model NAME or --config PATH",
-                            where, name));
+                            where, quote_input(name)));
   }
   return load_preset(name);  // unknown: "did you mean"
 }
@@ -107,7 +99,7 @@ Hardware hardware_from_vram(std::string_view text) {
   Hardware h;
   h.vram_bytes = size.bytes;
   h.label = std::string(text);
-  h.detail = fmt::format("'{}' read as {} B ({})", text, with_commas(size.bytes),
+  h.detail = fmt::format("{} read as {} B ({})", quote_input(text), with_commas(size.bytes),
                          size.decimal ? "decimal: GB = 10^9 B" : "binary: GiB = 2^30 B");
   if (size.decimal) {
     for (const GpuSpec& g : gpu_catalog()) {

@@ -41,10 +41,11 @@ struct Number {
 };
 
 constexpr std::size_t kMaxDecimals = 9;
+constexpr std::size_t kLongestNumber = 64;  // "0.900000" with trailing zeros is still a number; 10 KB of them is not
 
 // The number grammar of docs/cli.md: decimal digits, then optionally "." and decimal digits.
 // No sign, no exponent, no hex, no leading or trailing dot, no whitespace. At most 9
-// significant decimals, so every fraction is exact (frac_num / 10^k) and products with
+// significant decimals and 64 characters, so every fraction is exact (frac_num / 10^k) and products with
 // 64-bit factors stay within 64 bits. Overflow of the whole part leaves ok = false.
 Number parse_number(std::string_view s) {
   Number n;
@@ -85,6 +86,10 @@ Number parse_number(std::string_view s) {
     }
   }
   n.length = i;
+  if (i > kLongestNumber) {
+    n.problem = "longer than 64 characters";
+    return n;
+  }
   n.ok = true;
   return n;
 }
@@ -115,14 +120,14 @@ ParsedSize parse_size(std::string_view option, std::string_view text) {
   }
   const std::string unit = to_lower(rest.substr(0, 4));
   if (rest.empty()) {
-    throw Error(fmt::format("{}: size '{}' has no unit; did you mean '{}GB' (10^9 B) or '{}GiB' (2^30 B)?",
-                            option, text, text, text));
+    throw Error(fmt::format("{}: size {} has no unit; did you mean '{}GB' (10^9 B) or '{}GiB' (2^30 B)?",
+                            option, quote_input(text), text, text));
   }
   if (unit == "g" || unit == "m" || unit == "t" || unit == "k") {
     const std::string digits(text.substr(0, n.length));
     const std::string u(1, static_cast<char>(std::toupper(static_cast<unsigned char>(unit[0]))));
-    throw Error(fmt::format("{}: size '{}' is ambiguous; did you mean '{}{}B' (decimal) or '{}{}iB' (binary)?",
-                            option, text, digits, u, digits, u));
+    throw Error(fmt::format("{}: size {} is ambiguous; did you mean '{}{}B' (decimal) or '{}{}iB' (binary)?",
+                            option, quote_input(text), digits, u, digits, u));
   }
   for (const Unit& u : kUnits) {
     if (rest.size() != u.name.size() || unit != u.name) {

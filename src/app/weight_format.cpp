@@ -17,7 +17,7 @@ DType require_dtype(std::span<const DType> table, std::string_view option, std::
     names.emplace_back(t.name);
     list += (list.empty() ? "" : ", ") + std::string(t.name);
   }
-  throw Error(fmt::format("{}: unknown dtype '{}'{} (one of: {})", option, name, did_you_mean(name, names), list));
+  throw Error(fmt::format("{}: unknown dtype {}{} (one of: {})", option, quote_input(name), did_you_mean(name, names), list));
 }
 
 WeightFormat weight_format(const ModelSpec& m, std::string_view name) {
@@ -26,9 +26,9 @@ WeightFormat weight_format(const ModelSpec& m, std::string_view name) {
   std::string_view experts = name;
   if (name == "auto") {
     if (m.checkpoint_weight_dtype.rfind("unknown:", 0) == 0) {
-      throw Error(fmt::format("the checkpoint's quantization '{}' is not modelled; say how its weights are stored "
+      throw Error(fmt::format("the checkpoint's quantization {} is not modelled; say how its weights are stored "
                               "with --weight-dtype (bf16, fp8, int8, int4, ...)",
-                              m.checkpoint_weight_dtype.substr(8)));
+                              quote_input(m.checkpoint_weight_dtype.substr(8))));
     }
     linear = m.checkpoint_weight_dtype.empty() ? std::string_view(m.torch_dtype) : m.checkpoint_weight_dtype;
     experts = m.expert_weight_dtype.empty() ? linear : std::string_view(m.expert_weight_dtype);

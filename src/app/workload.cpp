@@ -10,6 +10,7 @@
 #include <random>
 
 #include "kvplan/error.hpp"
+#include "kvplan/files.hpp"
 #include "kvplan/quantity.hpp"
 #include "kvplan/text.hpp"
 
@@ -19,7 +20,7 @@ namespace {
 std::pair<std::uint64_t, std::uint64_t> pair_of(std::string_view text, char sep, std::string_view what) {
   const std::size_t at = text.find(sep);
   if (at == std::string_view::npos) {
-    throw Error(fmt::format("--workload: expected {} (got '{}')", what, text));
+    throw Error(fmt::format("--workload: expected {} (got {})", what, quote_input(text)));
   }
   return {parse_count("--workload", text.substr(0, at), 1 << 24), parse_count("--workload", text.substr(at + 1), 1 << 24)};
 }
@@ -55,34 +56,39 @@ Workload parse_workload(std::string_view text) {
     const std::string_view rest = text.substr(8);
     const std::size_t comma = rest.find(',');
     if (comma == std::string_view::npos) {
-      throw Error(fmt::format("--workload: expected uniform:IMIN-IMAX,OMIN-OMAX (got '{}')", text));
+      throw Error(fmt::format("--workload: expected uniform:IMIN-IMAX,OMIN-OMAX (got {})", quote_input(text)));
     }
     std::tie(w.prompt_a, w.prompt_b) = pair_of(rest.substr(0, comma), '-', "uniform:IMIN-IMAX,OMIN-OMAX");
     std::tie(w.output_a, w.output_b) = pair_of(rest.substr(comma + 1), '-', "uniform:IMIN-IMAX,OMIN-OMAX");
     if (w.prompt_a > w.prompt_b || w.output_a > w.output_b) {
-      throw Error(fmt::format("--workload: each range must go from low to high (got '{}')", text));
+      throw Error(fmt::format("--workload: each range must go from low to high (got {})", quote_input(text)));
     }
     w.description = fmt::format("uniform: input {}-{}, output {}-{} tokens", w.prompt_a, w.prompt_b, w.output_a,
                                 w.output_b);
     return w;
   }
-  throw Error(fmt::format("--workload: unknown workload '{}'{} (sharegpt, alpaca, fixed:IN,OUT, "
+  throw Error(fmt::format("--workload: unknown workload {}{} (sharegpt, alpaca, fixed:IN,OUT, "
                           "uniform:IMIN-IMAX,OMIN-OMAX, or --trace FILE)",
-                          text, did_you_mean(w.name, {"sharegpt", "alpaca", "fixed", "uniform"})));
+                          quote_input(text), did_you_mean(w.name, {"sharegpt", "alpaca", "fixed", "uniform"})));
 }
 
 Workload read_trace(const std::string& path, std::uint64_t max_tokens) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) {
-    throw Error(fmt::format("{}: no such trace file", path));
+  check_input_file(path, kMaxTraceBytes, "trace file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw Error(fmt::format("{}: cannot read the trace file", one_line(path)));
   }
-  std::ifstream in(path);
   Workload w;
   w.name = "trace";
   const bool jsonl = path.size() > 6 && (path.ends_with(".jsonl") || path.ends_with(".json"));
-  std::vector<std::string> columns;
+  // CSV: the header names the columns once; rows are split only as far as the last column read,
+  // so a row costs its own length, whatever the header holds.
+  constexpr std::size_t kNone = ~std::size_t{0};
+  bool have_header = false;
+  std::size_t prompt_col = kNone, output_col = kNone, arrival_col = kNone, last_col = 0;
   std::uint64_t line_no = 0;
   std::uint64_t last_arrival = 0;
+  std::vector<std::string_view> cells;
   for (std::string line; std::getline(in, line);) {
     ++line_no;
     if (!line.empty() && line.back() == '\r') {
@@ -91,7 +97,11 @@ Workload read_trace(const std::string& path, std::uint64_t max_tokens) {
     if (line.find_first_not_of(" \t") == std::string::npos) {
       continue;
     }
-    const std::string where = fmt::format("{}:{}", path, line_no);
+    const std::string where = fmt::format("{}:{}", one_line(path), line_no);
+    if (w.trace.size() >= kMaxTraceRequests) {
+      throw Error(fmt::format("{}: more than {} requests; split the trace (docs/limits.md)", where,
+                              with_commas(kMaxTraceRequests)));
+    }
     std::optional<std::string> prompt, output, arrival;
     if (jsonl) {
       nlohmann::json j;
@@ -111,41 +121,59 @@ Workload read_trace(const std::string& path, std::uint64_t max_tokens) {
         if (it == j.end()) {
           return std::nullopt;
         }
-        return it->is_string() ? it->get<std::string>() : it->is_number() ? it->dump() : std::string("?");
+        if (it->is_string()) {
+          return it->get<std::string>();
+        }
+        return it->is_number() ? it->dump() : std::string("?");  // a number dumps as written; nothing else is read
       };
       prompt = field("prompt");
       output = field("output");
       arrival = field("arrival");
     } else {
-      std::vector<std::string> cells;
-      std::size_t start = 0;
-      while (start <= line.size()) {
-        const std::size_t end = std::min(line.find(',', start), line.size());
-        std::string cell = line.substr(start, end - start);
-        cell.erase(0, cell.find_first_not_of(' '));
-        cell.erase(cell.find_last_not_of(' ') + 1);
+      cells.clear();
+      const std::string_view text(line);
+      const std::size_t want = have_header ? last_col + 1 : kMaxTraceColumns + 1;
+      for (std::size_t start = 0; start <= text.size() && cells.size() < want;) {
+        const std::size_t end = std::min(text.find(',', start), text.size());
+        std::string_view cell = text.substr(start, end - start);
+        while (!cell.empty() && cell.front() == ' ') {
+          cell.remove_prefix(1);
+        }
+        while (!cell.empty() && cell.back() == ' ') {
+          cell.remove_suffix(1);
+        }
         cells.push_back(cell);
         start = end + 1;
       }
-      if (columns.empty()) {
-        columns = cells;
-        for (const char* need : {"prompt", "output"}) {
-          if (std::find(columns.begin(), columns.end(), need) == columns.end()) {
-            throw Error(fmt::format("{}: the header has no '{}' column (expected prompt,output[,arrival])", where, need));
+      if (!have_header) {
+        if (cells.size() > kMaxTraceColumns) {
+          throw Error(fmt::format("{}: the header has more than {} columns (docs/limits.md)", where, kMaxTraceColumns));
+        }
+        for (std::size_t c = 0; c < cells.size(); ++c) {
+          std::size_t* col = cells[c] == "prompt" ? &prompt_col : cells[c] == "output" ? &output_col
+                                                                  : cells[c] == "arrival" ? &arrival_col : nullptr;
+          if (col != nullptr && *col == kNone) {
+            *col = c;
+            last_col = std::max(last_col, c);
           }
         }
+        for (const auto& [col, need] : {std::pair{prompt_col, "prompt"}, std::pair{output_col, "output"}}) {
+          if (col == kNone) {
+            throw Error(fmt::format("{}: the header has no {} column (expected prompt,output[,arrival])", where, quote_input(need)));
+          }
+        }
+        have_header = true;
         continue;
       }
-      for (std::size_t c = 0; c < columns.size(); ++c) {
-        const std::optional<std::string> v = c < cells.size() ? std::optional<std::string>(cells[c]) : std::nullopt;
-        if (columns[c] == "prompt") {
-          prompt = v;
-        } else if (columns[c] == "output") {
-          output = v;
-        } else if (columns[c] == "arrival") {
-          arrival = v;
+      const auto cell = [&](std::size_t c) -> std::optional<std::string> {
+        if (c == kNone || c >= cells.size()) {
+          return std::nullopt;
         }
-      }
+        return std::string(cells[c]);
+      };
+      prompt = cell(prompt_col);
+      output = cell(output_col);
+      arrival = cell(arrival_col);
     }
     if (!prompt || !output) {
       throw Error(fmt::format("{}: missing {}", where, !prompt ? "prompt" : "output"));
@@ -161,7 +189,7 @@ Workload read_trace(const std::string& path, std::uint64_t max_tokens) {
       w.trace_has_arrivals = true;
       const double t = to_decimal(*arrival).value_or(-1);
       if (!(t >= 0) || t > 1e15) {
-        throw Error(fmt::format("{}: arrival must be a non-negative number of steps (got '{}')", where, *arrival));
+        throw Error(fmt::format("{}: arrival must be a non-negative number of steps (got {})", where, quote_input(*arrival)));
       }
       r.arrival_step = static_cast<std::uint64_t>(t);
       if (r.arrival_step < last_arrival) {
@@ -172,9 +200,9 @@ Workload read_trace(const std::string& path, std::uint64_t max_tokens) {
     w.trace.push_back(r);
   }
   if (w.trace.empty()) {
-    throw Error(fmt::format("{}: no requests in the trace", path));
+    throw Error(fmt::format("{}: no requests in the trace", one_line(path)));
   }
-  w.description = fmt::format("trace {}: {} requests", path, with_commas(w.trace.size()));
+  w.description = fmt::format("trace {}: {} requests", one_line(path), with_commas(w.trace.size()));
   return w;
 }
 

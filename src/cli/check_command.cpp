@@ -219,7 +219,7 @@ void setup_check(CLI::App& app, CheckOptions& o) {
 int run_check(const CheckOptions& o, std::ostream& out, std::ostream& err) {
   (void)err;
   if (o.format != "text" && o.format != "json" && o.format != "github") {
-    throw Error(fmt::format("check: unknown format '{}'{} (expected text, json or github)", o.format,
+    throw Error(fmt::format("check: unknown format {}{} (expected text, json or github)", quote_input(o.format),
                             did_you_mean(o.format, {"text", "json", "github"})));
   }
   const std::uint32_t margin = o.margin.empty() ? 0 : parse_fraction_ppm("--margin", o.margin);
@@ -233,7 +233,7 @@ int run_check(const CheckOptions& o, std::ostream& out, std::ostream& err) {
     } catch (const Error& e) {
       Outcome bad;
       bad.origin = f;
-      bad.error = e.what();
+      bad.error = one_line(e.what());
       outcomes.push_back(std::move(bad));
     }
   }
@@ -282,7 +282,7 @@ int run_check(const CheckOptions& o, std::ostream& out, std::ostream& err) {
       }
       Outcome bad;
       bad.origin = label;
-      bad.error = e.what();
+      bad.error = one_line(e.what());
       outcomes.push_back(std::move(bad));
     }
   }

@@ -12,6 +12,7 @@
 #include "deployment.hpp"
 #include "json_fields.hpp"
 #include "kvplan/error.hpp"
+#include "kvplan/files.hpp"
 #include "kvplan/model_source.hpp"
 #include "kvplan/quantity.hpp"
 #include "kvplan/text.hpp"
@@ -21,7 +22,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::uintmax_t kMaxFileBytes = 16 * 1024 * 1024;
 
 std::uint32_t line_at(const std::string& text, std::size_t offset) {
   return static_cast<std::uint32_t>(
@@ -93,26 +93,7 @@ KnobValue json_knob(const Knob& k, const std::string& where, const json& v) {
 }
 
 std::string read_file(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    throw Error(fmt::format("{}: is a directory, not a deployment file", path));
-  }
-  if (!std::filesystem::exists(path, ec)) {
-    throw Error(fmt::format("{}: no such deployment file", path));
-  }
-  if (!std::filesystem::is_regular_file(path, ec)) {
-    throw Error(fmt::format("{}: not a regular file", path));
-  }
-  if (std::filesystem::file_size(path, ec) > kMaxFileBytes) {
-    throw Error(fmt::format("{}: larger than 16 MiB; a deployment file is a few hundred bytes", path));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw Error(fmt::format("{}: cannot be read (permission denied?)", path));
-  }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  return read_bounded_file(path, kMaxDeploymentBytes, "deployment file");
 }
 
 const char* const kTopKeys[] = {"name", "model", "config", "gpu", "vram", "engine", "tp", "pp", "cp", "dp",
@@ -131,12 +112,10 @@ Deployment read_deployment_file(const std::string& path, bool strict) {
   try {
     j = json::parse(text);
   } catch (const json::parse_error& e) {
-    const std::string what = e.what();
     throw Error(fmt::format("{}:{}: not valid JSON: {}", path, line_at(text, e.byte == 0 ? 0 : e.byte - 1),
-                            what.substr(what.rfind(": ") + 2)));
+                            json_error_text(e)));
   } catch (const json::exception& e) {  // out_of_range.406: a number too large for JSON's doubles
-    const std::string what = e.what();
-    throw Error(fmt::format("{}: not valid JSON: {}", path, what.substr(what.find("] ") + 2)));
+    throw Error(fmt::format("{}: not valid JSON: {}", path, json_error_text(e)));
   }
   if (!j.is_object()) {
     throw Error(fmt::format("{}:1: a deployment is a JSON object", path));
@@ -162,11 +141,19 @@ Deployment read_deployment_file(const std::string& path, bool strict) {
   if (j.contains("gpu") && j.contains("vram")) {
     throw Error(fmt::format("{}: give \"gpu\" or \"vram\", not both", where("vram")));
   }
+  // A value's own error ("unknown GPU ...") is prefixed with the file, line and key it came from.
+  const auto prefixed = [&](const std::string& key, auto read) {
+    try {
+      return read();
+    } catch (const Error& e) {
+      throw Error(fmt::format("{}: {}", where(key), e.what()));
+    }
+  };
   std::optional<Hardware> hardware;
   if (j.contains("gpu")) {
-    hardware = hardware_from_gpu(string_value(where("gpu"), j["gpu"]));
+    hardware = prefixed("gpu", [&] { return hardware_from_gpu(string_value(where("gpu"), j["gpu"])); });
   } else if (j.contains("vram")) {
-    hardware = hardware_from_vram(string_value(where("vram"), j["vram"]));
+    hardware = prefixed("vram", [&] { return hardware_from_vram(string_value(where("vram"), j["vram"])); });
   } else {
     throw Error(fmt::format("{}:1: missing \"gpu\" (e.g. \"H100x4\") or \"vram\" (e.g. \"80GB\")", path));
   }
@@ -182,7 +169,7 @@ Deployment read_deployment_file(const std::string& path, bool strict) {
     }
     model = load_config(config, where("config"));
   } else if (j.contains("model")) {
-    model = load_preset(string_value(where("model"), j["model"]));
+    model = prefixed("model", [&] { return load_preset(string_value(where("model"), j["model"])); });
   }
   if (j.contains("command")) {
     // The engine's own command line: everything it says is read from it.

@@ -2,12 +2,14 @@
 // CLI11 definitions that print --help, so they cannot drift from the flags (ripgrep's flags/doc).
 // The build runs it to produce kvplan.1 and the completion files that `cmake --install` installs.
 #include <fmt/format.h>
+#include <sstream>
 #include <fstream>
 #include <ostream>
 #include <set>
 
 #include "commands.hpp"
 #include "kvplan/error.hpp"
+#include "kvplan/files.hpp"
 #include "kvplan/text.hpp"
 
 namespace kvplan::cli {
@@ -179,26 +181,26 @@ void setup_generate(CLI::App& app, GenerateOptions& o) {
 }
 
 int run_generate(const CLI::App& root, const GenerateOptions& o, std::ostream& stdout_stream) {
-  std::ofstream file;
-  if (!o.output.empty()) {
-    file.open(o.output, std::ios::binary);
-    if (!file) {
-      throw Error(fmt::format("generate: cannot write '{}'", o.output));
-    }
-  }
-  std::ostream& out = o.output.empty() ? stdout_stream : file;
+  // The target is checked, and the whole text made, before any file is touched; the file is then
+  // replaced atomically, so a bad target or a failed write leaves it as it was.
   const std::string& what = o.what;
+  std::ostringstream text;
   if (what == "man") {
-    man_page(root, out);
+    man_page(root, text);
   } else if (what == "bash") {
-    bash(root, out);
+    bash(root, text);
   } else if (what == "zsh") {
-    zsh(root, out);
+    zsh(root, text);
   } else if (what == "fish") {
-    fish(root, out);
+    fish(root, text);
   } else {
-    throw Error(fmt::format("generate: unknown target '{}'{} (man, bash, zsh or fish)", what,
+    throw Error(fmt::format("generate: unknown target {}{} (man, bash, zsh or fish)", quote_input(what),
                             did_you_mean(what, {"man", "bash", "zsh", "fish"})));
+  }
+  if (o.output.empty()) {
+    stdout_stream << text.str();
+  } else {
+    write_file_atomically(o.output, text.str(), "generate");
   }
   return 0;
 }

@@ -45,10 +45,32 @@ std::string explain_parse_error(const CLI::App& app, const std::string& message)
   for (const std::string& w : words) {
     if (!w.empty() && w.front() == '-') {
       const std::string flag = w.substr(0, w.find('='));
-      return fmt::format("unknown option '{}'{} (see 'kvplan --help')", flag, did_you_mean(flag, names));
+      return fmt::format("unknown option {}{} (see 'kvplan --help')", quote_input(flag), did_you_mean(flag, names));
     }
   }
-  return fmt::format("unexpected argument '{}' (see 'kvplan --help')", words.empty() ? rest : words.back());
+  return fmt::format("unexpected argument {} (see 'kvplan --help')", quote_input(words.empty() ? rest : words.back()));
+}
+
+// An option given an empty value ("--trace ''") is refused, never read as "not given": every
+// option's default is what its absence means, so an empty value would be a silent guess.
+void refuse_empty_values(const CLI::App& app) {
+  const std::string command = app.get_name() == "kvplan" ? "kvplan" : "kvplan " + app.get_name();
+  for (const CLI::Option* o : app.get_options()) {
+    if (o->count() == 0) {
+      continue;
+    }
+    for (const std::string& v : o->results()) {
+      if (v.empty() && o->get_items_expected_max() > 0) {
+        const std::string name = o->get_lnames().empty() ? o->get_name() : "--" + o->get_lnames().front();
+        throw Error(o->get_lnames().empty()
+                        ? fmt::format("{}: an empty argument where {} go; give a value", command, name)
+                        : fmt::format("{}: the value is empty; give one, or leave {} out for its default", name, name));
+      }
+    }
+  }
+  for (const CLI::App* sub : app.get_subcommands()) {
+    refuse_empty_values(*sub);
+  }
 }
 
 }  // namespace
@@ -96,6 +118,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     }
     std::vector<std::string> reversed(own.rbegin(), own.rend());  // CLI11 2.1 parses a reversed vector
     app.parse(reversed);
+    refuse_empty_values(app);
     if (models_cmd->parsed()) {
       return run_models(models, out);
     }

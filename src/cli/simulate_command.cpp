@@ -7,19 +7,27 @@
 
 #include "commands.hpp"
 #include "kvplan/error.hpp"
+#include "kvplan/files.hpp"
 #include "kvplan/formula.hpp"
 #include "kvplan/quantity.hpp"
 #include "kvplan/simulate.hpp"
 #include "kvplan/workload.hpp"
+#include "kvplan/text.hpp"
 
 namespace kvplan::cli {
 namespace {
+
+constexpr std::size_t kMaxBlockSizes = 16;
 
 std::vector<std::uint64_t> block_list(const std::string& text) {
   std::vector<std::uint64_t> out;
   std::size_t start = 0;
   while (start <= text.size()) {
     const std::size_t end = std::min(text.find(',', start), text.size());
+    if (out.size() == kMaxBlockSizes) {
+      throw Error(fmt::format("--blocks: more than {} block sizes; each one is a whole simulation (docs/limits.md)",
+                              kMaxBlockSizes));
+    }
     out.push_back(parse_count("--blocks", text.substr(start, end - start), 1 << 16));
     start = end + 1;
   }
@@ -94,18 +102,18 @@ int run_simulate(const SimulateOptions& o, std::ostream& out) {
   const Workload w = o.trace.empty() ? parse_workload(o.workload.empty() ? "sharegpt" : o.workload)
                                      : read_trace(o.trace, e.r.max_model_len);
   Arrivals arrivals;
-  arrivals.requests = o.requests.empty() ? 1000 : parse_count("--requests", o.requests, 100'000'000);
+  arrivals.requests = o.requests.empty() ? 1000 : parse_count("--requests", o.requests, kMaxTraceRequests);
   if (!o.seed.empty()) {
     const auto seed = to_unsigned(o.seed);
     if (!seed) {
-      throw Error(fmt::format("--seed: expected a whole number (got '{}')", o.seed));
+      throw Error(fmt::format("--seed: expected a whole number (got {})", quote_input(o.seed)));
     }
     arrivals.seed = *seed;
   }
   if (!o.rate.empty()) {
     const double rate = to_decimal(o.rate).value_or(0);
     if (!(rate > 0) || rate > 1e9) {
-      throw Error(fmt::format("--rate: must be a positive number of requests per step (got '{}')", o.rate));
+      throw Error(fmt::format("--rate: must be a positive number of requests per step (got {})", quote_input(o.rate)));
     }
     arrivals.rate = rate;
   }

@@ -25,13 +25,20 @@ namespace {
 
 constexpr std::uint64_t kMaxPoints = 1'000'000;
 
-std::vector<std::string> split(const std::vector<std::string>& values) {
+// One axis: repeated or comma-separated values, at most kMaxAxisValues of them (docs/limits.md).
+constexpr std::size_t kMaxAxisValues = 1024;
+
+std::vector<std::string> split(const std::vector<std::string>& values, std::string_view option) {
   std::vector<std::string> out;
   for (const std::string& v : values) {
     std::size_t start = 0;
     while (start <= v.size()) {
       const std::size_t end = std::min(v.find(',', start), v.size());
       if (end > start) {
+        if (out.size() == kMaxAxisValues) {
+          throw Error(fmt::format("{}: more than {} values; a sweep axis holds at most {} (docs/limits.md)", option,
+                                  kMaxAxisValues, kMaxAxisValues));
+        }
         out.push_back(v.substr(start, end - start));
       }
       start = end + 1;
@@ -111,7 +118,7 @@ Filter parse_filter(const std::string& text) {
       const std::string name = text.substr(0, at);
       const auto it = std::find(kFields.begin(), kFields.end(), name);
       if (it == kFields.end()) {
-        throw Error(fmt::format("--where: unknown field '{}'{} (fields: fits, {})", name, did_you_mean(name, kFields),
+        throw Error(fmt::format("--where: unknown field {}{} (fields: fits, {})", quote_input(name), did_you_mean(name, kFields),
                                 fmt::join(kFields, ", ")));
       }
       f.field = static_cast<Field>(it - kFields.begin());
@@ -119,13 +126,13 @@ Filter parse_filter(const std::string& text) {
       const std::string number = text.substr(at + std::string_view(op).size());
       const auto value = to_decimal(number);
       if (!value) {
-        throw Error(fmt::format("--where: '{}' is not a number in '{}'", number, text));
+        throw Error(fmt::format("--where: {} is not a number in {}", quote_input(number), quote_input(text)));
       }
       f.value = *value;
       return f;
     }
   }
-  throw Error(fmt::format("--where: expected 'fits' or FIELD>=NUMBER (also <=, >, <, ==), got '{}'", text));
+  throw Error(fmt::format("--where: expected 'fits' or FIELD>=NUMBER (also <=, >, <, ==), got {}", quote_input(text)));
 }
 
 class Writer {
@@ -253,15 +260,15 @@ void setup_sweep(CLI::App& app, SweepOptions& o) {
 
 int run_sweep(const SweepOptions& o, std::ostream& out) {
   if (o.format != "csv" && o.format != "json") {
-    throw Error(fmt::format("sweep: unknown format '{}'{} (expected csv or json)", o.format,
+    throw Error(fmt::format("sweep: unknown format {}{} (expected csv or json)", quote_input(o.format),
                             did_you_mean(o.format, {"csv", "json"})));
   }
   if (!o.best.empty() && o.best != "most-concurrency" && o.best != "fewest-gpus") {
-    throw Error(fmt::format("--best: unknown objective '{}'{} (most-concurrency or fewest-gpus)", o.best,
+    throw Error(fmt::format("--best: unknown objective {}{} (most-concurrency or fewest-gpus)", quote_input(o.best),
                             did_you_mean(o.best, {"most-concurrency", "fewest-gpus"})));
   }
   // Every axis typed once.
-  std::vector<std::string> model_names = split(o.models);
+  std::vector<std::string> model_names = split(o.models, "--model");
   if (model_names.size() == 1 && model_names.front() == "all") {
     model_names.clear();
     for (const Preset& p : presets()) {
@@ -273,7 +280,7 @@ int run_sweep(const SweepOptions& o, std::ostream& out) {
     models.push_back(load_preset(m));
   }
   std::vector<const GpuSpec*> gpus;
-  for (const std::string& g : split(o.gpus)) {
+  for (const std::string& g : split(o.gpus, "--gpu")) {
     const GpuChoice c = parse_gpu(g);
     if (c.count_given) {
       throw Error(fmt::format("--gpu {}: give the GPU type here and the counts with --count", g));
@@ -281,28 +288,31 @@ int run_sweep(const SweepOptions& o, std::ostream& out) {
     gpus.push_back(c.gpu);
   }
   std::vector<std::uint32_t> counts;
-  for (const std::string& c : split(o.counts)) {
+  for (const std::string& c : split(o.counts, "--count")) {
     counts.push_back(static_cast<std::uint32_t>(parse_count("--count", c, 4096)));
   }
   counts = counts.empty() ? std::vector<std::uint32_t>{1, 2, 4, 8} : counts;
   std::vector<std::optional<DType>> dtypes;
-  for (const std::string& d : split(o.kv_dtypes)) {
+  for (const std::string& d : split(o.kv_dtypes, "--kv-dtype")) {
     dtypes.push_back(d == "auto" ? std::nullopt : std::optional<DType>(require_dtype(kv_dtypes(), "--kv-dtype", d)));
   }
   dtypes = dtypes.empty() ? std::vector<std::optional<DType>>{std::nullopt} : dtypes;
   std::vector<std::uint32_t> pps;
-  for (const std::string& p : split(o.pps)) {
+  for (const std::string& p : split(o.pps, "--pp")) {
     pps.push_back(static_cast<std::uint32_t>(parse_count("--pp", p, 1024)));
   }
   pps = pps.empty() ? std::vector<std::uint32_t>{1} : pps;
   std::vector<std::uint64_t> seqs;
-  for (const std::string& s : split(o.seq_lens)) {
+  for (const std::string& s : split(o.seq_lens, "--seq-len")) {
     seqs.push_back(parse_tokens("--seq-len", s));
   }
   seqs = seqs.empty() ? std::vector<std::uint64_t>{8192} : seqs;
   const std::uint64_t batch = o.batch.empty() ? 1 : parse_count("--batch", o.batch, 10'000'000);
   const EngineChoice engine = parse_engine(o.engine.empty() ? "raw" : o.engine);
   std::vector<Filter> filters;
+  if (o.where.size() > 64) {
+    throw Error("--where: more than 64 filters (docs/limits.md)");
+  }
   for (const std::string& w : o.where) {
     filters.push_back(parse_filter(w));
   }

@@ -7,6 +7,7 @@
 #include "kvplan/error.hpp"
 #include "kvplan/quantity.hpp"
 #include "kvplan/units.hpp"
+#include "kvplan/text.hpp"
 
 namespace kvplan::engines {
 
@@ -128,12 +129,12 @@ KnobValue human_readable_int(std::string_view where, std::string_view text) {
     }
   }
   if (!whole || (dot != std::string_view::npos && (!frac || multiplier == 1 || binary))) {
-    throw Error(fmt::format("{}: expected a whole number such as 32768, 32k (10^3) or 32K (2^10) (got '{}'){}", where,
-                            text, binary && dot != std::string_view::npos ? "; decimals take a lower-case suffix" : ""));
+    throw Error(fmt::format("{}: expected a whole number such as 32768, 32k (10^3) or 32K (2^10) (got {}){}", where,
+                            quote_input(text), binary && dot != std::string_view::npos ? "; decimals take a lower-case suffix" : ""));
   }
   const std::uint64_t value = sat_add(sat_mul(*whole, multiplier), mul_frac(multiplier, frac.value_or(0), frac_den));
   if (value == kSaturated) {
-    throw Error(fmt::format("{}: '{}' is too large", where, text));
+    throw Error(fmt::format("{}: {} is too large", where, quote_input(text)));
   }
   return value;
 }
@@ -153,7 +154,7 @@ KnobValue on_off(std::string_view where, std::string_view text) {
   if (text == "off" || text == "false" || text == "0") {
     return false;
   }
-  throw Error(fmt::format("{}: expected on or off (got '{}')", where, text));
+  throw Error(fmt::format("{}: expected on or off (got {})", where, quote_input(text)));
 }
 
 KnobValue engine_fraction(std::string_view where, std::string_view text) {

@@ -182,7 +182,7 @@ KnobValue read_knob(const Knob& knob, std::string_view where, std::string_view t
     case KnobType::flag: {
       bool v = false;
       if (!on_off(text, v)) {
-        throw Error(fmt::format("{}: expected on or off (got '{}')", where, text));
+        throw Error(fmt::format("{}: expected on or off (got {})", where, quote_input(text)));
       }
       return v;
     }
@@ -203,7 +203,7 @@ KnobValue read_knob(const Knob& knob, std::string_view where, std::string_view t
       for (const DType& d : kv_dtypes()) {
         names.emplace_back(d.name);
       }
-      throw Error(fmt::format("{}: unknown cache dtype '{}'{}", where, text, did_you_mean(text, names)));
+      throw Error(fmt::format("{}: unknown cache dtype {}{}", where, quote_input(text), did_you_mean(text, names)));
     }
     case KnobType::text:
       return std::string(text);
@@ -215,7 +215,7 @@ KnobValue read_knob(const Knob& knob, std::string_view where, std::string_view t
         const nlohmann::json parsed = nlohmann::json::parse(text);
         (void)parsed;
       } catch (const nlohmann::json::exception&) {
-        throw Error(fmt::format("{}: expected a JSON value (got '{}')", where, text));
+        throw Error(fmt::format("{}: expected a JSON value (got {})", where, quote_input(text)));
       }
       return std::string(text);
     }

@@ -4,6 +4,7 @@
 // Sources (docs/engines.md): src/llama-context.cpp (n_ctx padding), src/llama-kv-cache.cpp
 // (allocation and its log line), src/llama-kv-cache-iswa.cpp (SWA size), src/llama-hparams.cpp
 // (n_embd_k_gqa, n_embd_r/s), PR #19067 (V-less cache for MLA), common/arg.cpp (flags, --fit).
+#include <chrono>
 #include <algorithm>
 #include <array>
 #include <fmt/format.h>
@@ -15,6 +16,7 @@
 #include "kvplan/error.hpp"
 #include "kvplan/quantity.hpp"
 #include "kvplan/units.hpp"
+#include "kvplan/text.hpp"
 #include "llamacpp_flags.hpp"
 
 namespace kvplan {
@@ -44,17 +46,19 @@ KnobValue first_count(std::string_view where, std::string_view text) {
   return parse_count(where, text.substr(0, text.find(',')), 1 << 20);
 }
 
-KnobValue plain_count(std::string_view where, std::string_view text) {
+// -c N: llama-server reads an int (common/arg.cpp common_params_parse_ex: handler_int(params,
+// std::stoi(value))), so above INT_MAX it stops with "error while handling argument".
+KnobValue context_cells(std::string_view where, std::string_view text) {
   if (text == "0") {
     return std::uint64_t{0};
   }
-  return parse_count(where, text, std::uint64_t{1} << 40);
+  return parse_count(where, text, 2'147'483'647);
 }
 
 constexpr std::array<Knob, kCount> kKnobs{{
     {"ctx_size", "-c --ctx-size", KnobType::tokens, Target::own, "--ctx-size -c",
      "llama.cpp: context cells (0 = the model's n_ctx_train; default 0)", "common/arg.cpp common_params.n_ctx",
-     plain_count, 0, true},
+     context_cells, 0, true},
     {"parallel", "-np --parallel", KnobType::count, Target::own, "--parallel --np",
      "llama.cpp: slots (-np; default auto: 4 with a unified cache)", "common/arg.cpp common_params.n_parallel", slots,
      4096},
@@ -102,7 +106,14 @@ std::optional<int> build_date(std::string_view text) {
   const auto y = to_unsigned(text.substr(0, 4));
   const auto m = to_unsigned(text.substr(5, 2));
   const auto d = to_unsigned(text.substr(8, 2));
-  if (!y || !m || !d || *y < 2024 || *y > 2030 || *m < 1 || *m > 12 || *d < 1 || *d > 31) {
+  if (!y || !m || !d || *y < 2024 || *y > 2030 || *m < 1 || *m > 12 || *d < 1) {
+    return std::nullopt;
+  }
+  // A real calendar day: 2026-02-30 is no build's date.
+  const std::chrono::year_month_day day{std::chrono::year{static_cast<int>(*y)},
+                                        std::chrono::month{static_cast<unsigned>(*m)},
+                                        std::chrono::day{static_cast<unsigned>(*d)}};
+  if (!day.ok()) {
     return std::nullopt;
   }
   return static_cast<int>(*y * 10000 + *m * 100 + *d);
@@ -201,9 +212,9 @@ class Llamacpp final : public Engine {
       if (const auto d = k.dtype(t)) {
         if (d->name == "fp8" || d->name == "fp8_e4m3" || d->name == "fp8_e5m2" || d->name == "int8" ||
             d->name == "int4") {
-          throw Error(fmt::format("llama.cpp has no '{}' cache type; use f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, "
+          throw Error(fmt::format("llama.cpp has no {} cache type; use f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, "
                                   "q5_0 or q5_1 with --cache-type-k/--cache-type-v",
-                                  d->name));
+                                  quote_input(d->name)));
         }
       }
     }

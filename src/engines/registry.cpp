@@ -57,8 +57,8 @@ EngineVersion parse_engine_version(const Engine& engine, std::string_view versio
   v.is_default = false;
   const auto key = engine.parse_version(version);
   if (!key) {
-    throw Error(fmt::format("--engine: unknown {} version '{}' (kvplan models versions {}; default {})",
-                            engine.display(), version, engine.versions_help(), engine.default_version()));
+    throw Error(fmt::format("--engine: unknown {} version {} (versions kvplan models: {}; default {})",
+                            engine.display(), quote_input(version), engine.versions_help(), engine.default_version()));
   }
   v.key = *key;
   return v;
@@ -75,7 +75,7 @@ EngineChoice parse_engine(std::string_view text) {
       names.emplace_back(x->name());
       list += (list.empty() ? "" : ", ") + std::string(x->name());
     }
-    throw Error(fmt::format("--engine: unknown engine '{}'{} (one of: {})", name, did_you_mean(name, names), list));
+    throw Error(fmt::format("--engine: unknown engine {}{} (one of: {})", quote_input(name), did_you_mean(name, names), list));
   }
   EngineChoice choice;
   choice.engine = e;

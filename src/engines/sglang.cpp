@@ -128,7 +128,10 @@ std::uint32_t default_fraction(int version, std::uint64_t gpu_mib, std::uint32_t
   }
   const double mib = static_cast<double>(gpu_mib);
   if (mib <= reserved) {
-    return 1;  // nothing left: one part per million, so the pool is empty
+    if (why != nullptr) {
+      *why += " is not positive: the GPU is smaller than the reserve, so the pool is empty";
+    }
+    return 1;  // one part per million, the smallest fraction: never a wrapped or negative value
   }
   const double f = std::round((mib - reserved) / mib * 1000) / 1000;
   return std::clamp<std::uint32_t>(static_cast<std::uint32_t>(std::lround(f * 1e6)), 1, 1'000'000);

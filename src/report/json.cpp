@@ -58,7 +58,7 @@ void render_json(const Document& doc, std::ostream& out) {
   if (!doc.advice.empty()) {
     root["advice"] = doc.advice;
   }
-  out << root.dump(2) << '\n';
+  out << root.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
 }
 
 }  // namespace kvplan

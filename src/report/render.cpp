@@ -22,7 +22,7 @@ Format parse_format(std::string_view text) {
   if (text == "markdown" || text == "md") {
     return Format::markdown;
   }
-  throw Error(fmt::format("unknown format '{}'{} (expected table, json, csv or markdown)", text,
+  throw Error(fmt::format("unknown format {}{} (expected table, json, csv or markdown)", quote_input(text),
                           did_you_mean(text, {"table", "json", "csv", "markdown"})));
 }
 
