@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <functional>
 #include <optional>
 #include <string>
@@ -31,6 +32,9 @@ Workload parse_workload(std::string_view text);
 /// A trace: CSV with a header naming prompt,output[,arrival] or JSONL objects with those keys.
 /// Errors name the file and line; lengths above `max_tokens` (prompt + output) are refused.
 Workload read_trace(const std::string& path, std::uint64_t max_tokens);
+/// The same from a stream (the fuzz target's entry point); `path` names it and, by its
+/// extension (.jsonl, .json), says which format it is.
+Workload read_trace(std::istream& in, const std::string& path, std::uint64_t max_tokens);
 
 struct Arrivals {
   double rate = 0;           // requests per decode step; 0 = all at step 0

@@ -78,6 +78,10 @@ Workload read_trace(const std::string& path, std::uint64_t max_tokens) {
   if (!in) {
     throw Error(fmt::format("{}: cannot read the trace file", one_line(path)));
   }
+  return read_trace(in, path, max_tokens);
+}
+
+Workload read_trace(std::istream& in, const std::string& path, std::uint64_t max_tokens) {
   Workload w;
   w.name = "trace";
   const bool jsonl = path.size() > 6 && (path.ends_with(".jsonl") || path.ends_with(".json"));

@@ -26,4 +26,8 @@ struct Deployment {
 /// Parses a deployment file; errors name the file and line ("deploy.json:7: unknown key ...").
 Deployment read_deployment_file(const std::string& path, bool strict);
 
+/// The same, from text already read (the fuzz target's entry point); `path` names it in errors,
+/// and a relative "config" is found next to it.
+Deployment read_deployment_text(const std::string& text, const std::string& path, bool strict);
+
 }  // namespace kvplan::cli

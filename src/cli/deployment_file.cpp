@@ -3,6 +3,7 @@
 // string ("command"). Values are typed from the JSON values themselves; unknown keys are errors
 // with "did you mean", and every error carries the file and line.
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
@@ -103,7 +104,10 @@ const char* const kTopKeys[] = {"name", "model", "config", "gpu", "vram", "engin
 }  // namespace
 
 Deployment read_deployment_file(const std::string& path, bool strict) {
-  const std::string text = read_file(path);
+  return read_deployment_text(read_file(path), path, strict);
+}
+
+Deployment read_deployment_text(const std::string& text, const std::string& path, bool strict) {
   if (json_depth(text) > kMaxJsonDepth) {
     throw Error(fmt::format("{}: JSON nested deeper than {} levels; a deployment file is two levels deep", path,
                             kMaxJsonDepth));
@@ -120,8 +124,12 @@ Deployment read_deployment_file(const std::string& path, bool strict) {
   if (!j.is_object()) {
     throw Error(fmt::format("{}:1: a deployment is a JSON object", path));
   }
+  // A key is user input too: one of kvplan's keys prints as written, any other is quoted and cut.
   auto where = [&](const std::string& key, const std::string& prefix = "") {
-    return fmt::format("{}:{}: {}{}", path, line_of_key(text, key), prefix, key);
+    const bool plain = key.size() <= 64 && std::all_of(key.begin(), key.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-' || c == '.';
+    });
+    return fmt::format("{}:{}: {}{}", path, line_of_key(text, key), prefix, plain ? key : quote_input(key));
   };
   std::vector<std::string> top(std::begin(kTopKeys), std::end(kTopKeys));
   for (const auto& item : j.items()) {
