@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kvplan/engine.hpp"
 #include "kvplan/plan.hpp"
 
 namespace kvplan {
@@ -19,6 +20,8 @@ namespace kvplan {
 struct CommandContext {
   std::optional<Hardware> hardware;        // kvplan check --gpu/--vram: the machine it runs on
   std::optional<ModelChoice> model;        // kvplan check --model/--config: the architecture, when given
+  std::optional<EngineChoice> engine;      // kvplan check --engine NAME@VERSION: the version the command runs
+                                           // (the program names the engine; an image tag may name the version)
   bool strict = false;                     // unknown flags are errors, not warnings
   std::string origin;                      // prefix of messages ("deploy.json: command")
 };

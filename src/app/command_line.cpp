@@ -318,7 +318,22 @@ PlanRequest read_command_line(std::span<const std::string> words, const CommandC
   q.engine = engine;
   const std::string label = command_label(cmd);
   const std::string where = ctx.origin.empty() ? label : ctx.origin;
-  if (pre.image_engine != nullptr && pre.image_engine == engine && pre.image_version && !pre.image_version->empty()) {
+  const bool image_names_version =
+      pre.image_engine != nullptr && pre.image_engine == engine && pre.image_version && !pre.image_version->empty();
+  if (ctx.engine) {
+    if (ctx.engine->engine != engine) {
+      throw Error(fmt::format("--engine {}: the command runs {}, not {}", ctx.engine->engine->name(), engine->display(),
+                              ctx.engine->engine->display()));
+    }
+    if (image_names_version && !ctx.engine->version.is_default &&
+        parse_engine_version(*engine, *pre.image_version).key != ctx.engine->version.key) {
+      throw Error(fmt::format("--engine {}@{}: the image {} says version {}", engine->name(), ctx.engine->version.text,
+                              quote_input(pre.image), *pre.image_version));
+    }
+  }
+  if (ctx.engine && !ctx.engine->version.is_default) {
+    q.version = ctx.engine->version;
+  } else if (image_names_version) {
     q.version = parse_engine_version(*engine, *pre.image_version);
   } else {
     q.version = parse_engine_version(*engine, engine->default_version());

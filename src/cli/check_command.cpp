@@ -213,6 +213,8 @@ void setup_check(CLI::App& app, CheckOptions& o) {
                  "For an engine command line: how the checkpoint's weights are stored (fp8, int4, ...), when the command "
                  "line does not say");
   app.add_option("--kv-dtype", o.kv_dtype, "For an engine command line: the KV dtype, when the command line does not say");
+  app.add_option("--engine,-e", o.engine,
+                 "For an engine command line: the version of the engine it runs, as NAME@VERSION, when no image tag says it");
   app.add_flag("--strict", o.strict, "Unknown engine flags are errors, not warnings");
 }
 
@@ -256,6 +258,9 @@ int run_check(const CheckOptions& o, std::ostream& out, std::ostream& err) {
         ctx.model = load_config(o.config, "--config");
       } else if (!o.model.empty()) {
         ctx.model = load_preset(o.model);
+      }
+      if (!o.engine.empty()) {
+        ctx.engine = parse_engine(o.engine);
       }
       ctx.strict = o.strict;
       Deployment d;

@@ -45,6 +45,7 @@ struct CheckOptions {
   std::vector<std::string> command;  // everything after "--": an engine's own command line
   std::string gpu, vram, model, config, concurrency, seq_len, margin, format = "text";
   std::string weight_dtype, kv_dtype;  // what a command line leaves unsaid (a checkpoint's format)
+  std::string engine;                  // the engine version a command line runs, when no image tag says it
   bool strict = false;
 };
 void setup_check(CLI::App& app, CheckOptions& o);
