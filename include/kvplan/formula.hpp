@@ -31,8 +31,9 @@ std::uint64_t bytes_per_token(const LayerCacheSpec& layer, const DType& kv, std:
 /// Tokens a layer keeps for a sequence of `seq_len` tokens: S, or min(S, W) for a window, 0 for state.
 std::uint64_t tokens_held(const LayerCacheSpec& layer, std::uint64_t seq_len) noexcept;
 
-/// Bytes a layer holds per sequence whatever its length (recurrent state), on one rank.
-std::uint64_t fixed_bytes_per_sequence(const LayerCacheSpec& layer, std::uint32_t tp) noexcept;
+/// Bytes a layer holds per sequence whatever its length (recurrent state; cross-attention's encoder
+/// tokens, in `kv`), on one rank.
+std::uint64_t fixed_bytes_per_sequence(const LayerCacheSpec& layer, const DType& kv, std::uint32_t tp) noexcept;
 
 /// One layer, one sequence, one rank:
 /// bytes_per_token * round_up(ceil(tokens_held / cp), block) + fixed (recurrent state is not split by CP).
@@ -52,7 +53,7 @@ std::uint64_t kv_cache_bytes_total(const ModelSpec& m, const Deployment& d) noex
 std::uint64_t model_kv_bytes_per_token(const ModelSpec& m, const DType& kv) noexcept;
 
 /// Bytes per sequence that do not depend on its length (recurrent state), whole model, tp 1.
-std::uint64_t model_fixed_bytes_per_sequence(const ModelSpec& m) noexcept;
+std::uint64_t model_fixed_bytes_per_sequence(const ModelSpec& m, const DType& kv) noexcept;
 
 /// How the weights are stored. Quantized checkpoints quantize the linear layers; embeddings,
 /// lm_head and norms stay in the 16-bit dtype (the layout of FP8, GPTQ/AWQ and MXFP4 checkpoints,

@@ -39,14 +39,57 @@ struct LatentAttention {
 /// (vLLM MambaSpec). Two tensors: a short-convolution state and the recurrent (SSM) state,
 /// each split across tensor-parallel ranks.
 struct RecurrentState {
+  /// Which recurrence holds it (vLLM mamba_utils.py MambaStateShapeCalculator names each shape).
+  enum class Kind : std::uint8_t { linear_attention, mamba, short_conv };
   std::uint64_t conv_elements = 0;
   std::uint32_t conv_element_bytes = 2;  // model dtype
   std::uint64_t ssm_elements = 0;
   std::uint32_t ssm_element_bytes = 4;   // fp32 (vLLM mamba_ssm_cache_dtype)
+  Kind kind = Kind::linear_attention;    // Gated DeltaNet, KDA; Mamba-1/2; LFM2's short convolution
   bool operator==(const RecurrentState&) const = default;
 };
 
-using LayerCacheSpec = std::variant<FullAttention, SlidingWindow, LatentAttention, RecurrentState>;
+/// Chunked-local attention (Llama 4's `attention_chunk_size`): a token attends only to earlier tokens
+/// of its own chunk, so the layer holds at most `chunk_tokens` tokens (vLLM ChunkedLocalAttentionSpec).
+struct ChunkedLocal {
+  FullAttention attention;
+  std::uint64_t chunk_tokens = 0;
+  bool operator==(const ChunkedLocal&) const = default;
+};
+
+/// Cross-attention to an encoder's output (mllama's image tokens, Whisper's audio frames): K and V
+/// of `encoder_tokens` encoder tokens per sequence, computed once, whatever the decoder's length
+/// (vLLM CrossAttentionSpec). --encoder-tokens sets the count.
+struct CrossAttention {
+  FullAttention attention;
+  std::uint64_t encoder_tokens = 0;
+  bool operator==(const CrossAttention&) const = default;
+};
+
+/// A layer that reads the KV of an earlier layer and holds none of its own (Gemma-3n's
+/// num_kv_shared_layers; vLLM kv_sharing_target_layer_name allocates nothing for it).
+struct SharedKV {
+  std::uint32_t source_layer = 0;  // the decoder layer whose cache it reads
+  bool operator==(const SharedKV&) const = default;
+};
+
+/// The DeepSeek sparse-attention indexer's key cache (DeepSeek-V3.2, GLM-5): per token and layer,
+/// `head_dim` fp8 elements plus a `scale_bytes` fp32 scale, in that format whatever the KV dtype;
+/// one head, not split by tensor parallelism (vLLM DeepseekV32IndexerCache).
+struct IndexerCache {
+  std::uint32_t head_dim = 0;
+  std::uint32_t scale_bytes = 0;
+  bool operator==(const IndexerCache&) const = default;
+};
+
+/// A decoder layer with no attention and no state: a Nemotron-H MLP or MoE block, a Nemotron-NAS
+/// block whose attention is `no_op` or a linear layer. It holds nothing.
+struct NoCache {
+  bool operator==(const NoCache&) const = default;
+};
+
+using LayerCacheSpec = std::variant<FullAttention, SlidingWindow, LatentAttention, RecurrentState, ChunkedLocal,
+                                    CrossAttention, SharedKV, IndexerCache, NoCache>;
 
 /// The visitor of every site that handles layer kinds: `std::visit(overloaded{...}, spec)` with one
 /// lambda per kind, so that a new kind is a compile error wherever it is not handled.
@@ -79,7 +122,11 @@ struct ModelSpec {
   std::string name;
   std::string model_type;                 // config.json model_type
   std::vector<LayerGroup> layers;         // in order of first appearance
-  std::vector<std::uint32_t> layer_group; // per decoder layer, in order: its index in `layers`
+  /// Per cache, in layer order: its index in `layers`. A decoder layer has one cache, or two when
+  /// it holds two kinds (DeepSeek-V3.2's MLA and indexer, Falcon-H1's attention and Mamba-2 side by
+  /// side); `layer_decoder` names the decoder layer of each.
+  std::vector<std::uint32_t> layer_group;
+  std::vector<std::uint32_t> layer_decoder;
   std::uint32_t num_hidden_layers = 0;
   std::uint32_t num_attention_heads = 0;
   std::uint32_t hidden_size = 0;
@@ -98,6 +145,8 @@ struct ModelSpec {
 ModelSpec with_kv_heads(const ModelSpec& m, std::uint32_t heads);
 /// The model with every layer as dense full attention (no window, no latent, no recurrence).
 ModelSpec dense_equivalent(const ModelSpec& m);
+/// The model with every cross-attention layer holding `tokens` encoder tokens (--encoder-tokens).
+ModelSpec with_encoder_tokens(const ModelSpec& m, std::uint64_t tokens);
 
 /// Layers per pipeline stage, as vLLM's get_pp_indices splits them: L / pp each, the remainder
 /// added one layer at a time to the penultimate stage first, then the one before, never the last

@@ -353,6 +353,19 @@ struct Reader {
   }
 };
 
+// One cache of decoder layer `layer`, into the group of its spec.
+void add_cache(ModelSpec& m, std::uint32_t layer, const LayerCacheSpec& spec) {
+  auto it = std::find_if(m.layers.begin(), m.layers.end(), [&](const LayerGroup& g) { return g.spec == spec; });
+  if (it == m.layers.end()) {
+    m.layers.push_back(LayerGroup{1, spec});
+    it = m.layers.end() - 1;
+  } else {
+    ++it->count;
+  }
+  m.layer_group.push_back(static_cast<std::uint32_t>(it - m.layers.begin()));
+  m.layer_decoder.push_back(layer);
+}
+
 HValue value_of(const ArchDefault& d) {
   switch (d.type) {
     case ArchDefault::Type::uint:
@@ -421,15 +434,8 @@ ModelSpec build_model(const HFields& f, const HFields& top, const ArchRow& row, 
       specs.emplace_back(full);
     }
   }
-  for (const LayerCacheSpec& s : specs) {
-    auto it = std::find_if(m.layers.begin(), m.layers.end(), [&](const LayerGroup& g) { return g.spec == s; });
-    if (it == m.layers.end()) {
-      m.layers.push_back(LayerGroup{1, s});
-      it = m.layers.end() - 1;
-    } else {
-      ++it->count;
-    }
-    m.layer_group.push_back(static_cast<std::uint32_t>(it - m.layers.begin()));
+  for (std::uint32_t i = 0; i < specs.size(); ++i) {
+    add_cache(m, i, specs[i]);
   }
   m.params = r.count_params(kinds);
   return m;

@@ -30,6 +30,11 @@ Kinds kinds(const ModelSpec& m) {
                    [&](const SlidingWindow&) { k.special = true; },
                    [&](const LatentAttention&) { k.special = k.latent = true; },
                    [&](const RecurrentState&) { k.special = true; },
+                   [&](const ChunkedLocal&) { k.special = true; },
+                   [&](const CrossAttention&) { k.special = true; },
+                   [&](const SharedKV&) { k.special = true; },
+                   [&](const IndexerCache&) { k.special = true; },
+                   [&](const NoCache&) { k.special = true; },
                },
                g.spec);
   }
@@ -173,7 +178,27 @@ Section explain_section(const PlanResult& x) {
               note(fmt::format("{} × {}: ({} / tp {}) · {} B + ({} / tp {}) · {} B = {} per sequence and layer", g.count,
                                kind, with_commas(state.conv_elements), d.tensor_parallel, state.conv_element_bytes,
                                with_commas(state.ssm_elements), d.tensor_parallel, state.ssm_element_bytes,
-                               format_bytes(fixed_bytes_per_sequence(g.spec, d.tensor_parallel))));
+                               format_bytes(fixed_bytes_per_sequence(g.spec, d.kv_dtype, d.tensor_parallel))));
+              return false;
+            },
+            [&](const ChunkedLocal& c) { return heads(c.attention); },
+            [&](const CrossAttention& c) {
+              heads(c.attention);
+              note(fmt::format("   {} encoder tokens per sequence: {} per sequence and layer", with_commas(c.encoder_tokens),
+                               format_bytes(fixed_bytes_per_sequence(g.spec, d.kv_dtype, d.tensor_parallel))));
+              return false;
+            },
+            [&](const SharedKV& shared) {
+              note(fmt::format("{} × {}: reads layer {}'s cache and holds none", g.count, kind, shared.source_layer));
+              return false;
+            },
+            [&](const IndexerCache& i) {
+              note(fmt::format("{} × {}: {} fp8 + {} B scale per token, the same on every GPU", g.count, kind, i.head_dim,
+                               i.scale_bytes));
+              return true;
+            },
+            [&](const NoCache&) {
+              note(fmt::format("{} × {}: no attention, nothing held", g.count, kind));
               return false;
             },
         },

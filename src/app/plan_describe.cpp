@@ -193,26 +193,35 @@ Section model_section(const PlanResult& x) {
                         geometry(g.spec, m.num_attention_heads)});
   }
   for (const LayerGroup& g : m.layers) {
+    const auto per_token = [&] {
+      s.fields.push_back({"", fmt::format("  {} per token", kind_label(g.spec)),
+                          Cell::bytes(sat_mul(g.count, bytes_per_token(g.spec, kv, 1))),
+                          per_token_formula(g.spec, g.count, kv)});
+    };
+    const auto per_sequence = [&](std::string_view what) {
+      s.fields.push_back({"", fmt::format("  {} per sequence", what),
+                          Cell::bytes(sat_mul(g.count, fixed_bytes_per_sequence(g.spec, kv, 1))),
+                          per_token_formula(g.spec, g.count, kv)});
+    };
     std::visit(overloaded{
-                   [&](const RecurrentState&) {
-                     s.fields.push_back({"", "  state per sequence",
-                                         Cell::bytes(sat_mul(g.count, fixed_bytes_per_sequence(g.spec, 1))),
-                                         per_token_formula(g.spec, g.count, kv)});
-                   },
-                   [&](const auto&) {
-                     s.fields.push_back({"", fmt::format("  {} per token", kind_label(g.spec)),
-                                         Cell::bytes(sat_mul(g.count, bytes_per_token(g.spec, kv, 1))),
-                                         per_token_formula(g.spec, g.count, kv)});
-                   },
+                   [&](const FullAttention&) { per_token(); },
+                   [&](const SlidingWindow&) { per_token(); },
+                   [&](const LatentAttention&) { per_token(); },
+                   [&](const RecurrentState&) { per_sequence("state"); },
+                   [&](const ChunkedLocal&) { per_token(); },
+                   [&](const CrossAttention&) { per_sequence("encoder KV"); },
+                   [&](const SharedKV&) {},
+                   [&](const IndexerCache&) { per_token(); },
+                   [&](const NoCache&) {},
                },
                g.spec);
   }
   const std::uint64_t per_token = model_kv_bytes_per_token(m, kv);
   s.fields.push_back({"kv_bytes_per_token", "KV per token", Cell::bytes(per_token),
                       fmt::format("{} B at {} ({}), one sequence, tp 1", with_commas(per_token), kv.name, kv.note)});
-  if (const std::uint64_t fixed = model_fixed_bytes_per_sequence(m); fixed > 0) {
+  if (const std::uint64_t fixed = model_fixed_bytes_per_sequence(m, kv); fixed > 0) {
     s.fields.push_back({"fixed_bytes_per_sequence", "State per sequence", Cell::bytes(fixed),
-                        "recurrent state, independent of length"});
+                        "recurrent state and encoder tokens, independent of length"});
   }
   s.fields.push_back({"max_position_embeddings", "Max context", Cell::tokens(m.max_position_embeddings),
                       "max_position_embeddings"});

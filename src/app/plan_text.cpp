@@ -40,7 +40,22 @@ std::string kind_label(const LayerCacheSpec& spec) {
                         [](const FullAttention&) { return std::string("full attention"); },
                         [](const SlidingWindow& s) { return fmt::format("sliding window {}", with_commas(s.window_tokens)); },
                         [](const LatentAttention&) { return std::string("MLA latent"); },
-                        [](const RecurrentState&) { return std::string("linear attention state"); },
+                        [](const RecurrentState& r) {
+                          switch (r.kind) {
+                            case RecurrentState::Kind::mamba:
+                              return std::string("Mamba state");
+                            case RecurrentState::Kind::short_conv:
+                              return std::string("short convolution state");
+                            case RecurrentState::Kind::linear_attention:
+                              break;
+                          }
+                          return std::string("linear attention state");
+                        },
+                        [](const ChunkedLocal& c) { return fmt::format("chunked local {}", with_commas(c.chunk_tokens)); },
+                        [](const CrossAttention&) { return std::string("cross attention"); },
+                        [](const SharedKV&) { return std::string("shared KV"); },
+                        [](const IndexerCache&) { return std::string("sparse-attention indexer"); },
+                        [](const NoCache&) { return std::string("attention-free"); },
                     },
                     spec);
 }
@@ -69,6 +84,17 @@ std::string geometry(const LayerCacheSpec& spec, std::uint32_t query_heads) {
                                with_commas(r.conv_elements), r.conv_element_bytes, with_commas(r.ssm_elements),
                                r.ssm_element_bytes);
           },
+          [&](const ChunkedLocal& c) {
+            return full(c.attention) + fmt::format(", attends within chunks of {} tokens", with_commas(c.chunk_tokens));
+          },
+          [&](const CrossAttention& c) {
+            return full(c.attention) + fmt::format(", over {} encoder tokens per sequence", with_commas(c.encoder_tokens));
+          },
+          [](const SharedKV& shared) { return fmt::format("reads the cache of layer {}, holds none", shared.source_layer); },
+          [](const IndexerCache& i) {
+            return fmt::format("{} fp8 + {} B scale per token, 1 head, not split by TP", i.head_dim, i.scale_bytes);
+          },
+          [](const NoCache&) { return std::string("no attention: an MLP, MoE or linear block"); },
       },
       spec);
 }
@@ -89,6 +115,18 @@ std::string per_token_formula(const LayerCacheSpec& spec, std::uint32_t count, c
                                with_commas(r.conv_elements), r.conv_element_bytes, with_commas(r.ssm_elements),
                                r.ssm_element_bytes);
           },
+          [&](const ChunkedLocal& c) {
+            return full_formula(c.attention, count, kv) + fmt::format(", until {} tokens", with_commas(c.chunk_tokens));
+          },
+          [&](const CrossAttention& c) {
+            return full_formula(c.attention, count, kv) +
+                   fmt::format(" · {} encoder tokens, per sequence, not per token", with_commas(c.encoder_tokens));
+          },
+          [&](const SharedKV&) { return fmt::format("L {} · 0 (shared)", count); },
+          [&](const IndexerCache& i) {
+            return fmt::format("L {} · ({} · 1 B + {} B), fp8 whatever the KV dtype", count, i.head_dim, i.scale_bytes);
+          },
+          [&](const NoCache&) { return fmt::format("L {} · 0", count); },
       },
       spec);
 }

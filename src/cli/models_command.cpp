@@ -1,4 +1,5 @@
 // `kvplan models` lists the built-in presets; `kvplan models show NAME` prints one.
+#include <algorithm>
 #include <fmt/format.h>
 
 #include "commands.hpp"
@@ -11,18 +12,44 @@
 namespace kvplan::cli {
 namespace {
 
+// "52 SWA 1K + 10 full": layer kinds with their counts, kinds of the same label merged (Gemma 4's
+// full layers with their own geometry are still "full").
 std::string layout(const ModelSpec& m) {
-  std::string out;
+  std::vector<std::pair<std::string, std::uint64_t>> kinds;
   for (const LayerGroup& g : m.layers) {
     const std::string kind =
         std::visit(overloaded{
                        [](const FullAttention&) { return std::string("full"); },
                        [](const SlidingWindow& s) { return fmt::format("SWA {}", format_tokens_short(s.window_tokens)); },
                        [](const LatentAttention&) { return std::string("MLA"); },
-                       [](const RecurrentState&) { return std::string("linear"); },
+                       [](const RecurrentState& r) {
+                         switch (r.kind) {
+                           case RecurrentState::Kind::mamba:
+                             return std::string("Mamba");
+                           case RecurrentState::Kind::short_conv:
+                             return std::string("conv");
+                           case RecurrentState::Kind::linear_attention:
+                             break;
+                         }
+                         return std::string("linear");
+                       },
+                       [](const ChunkedLocal& c) { return fmt::format("chunked {}", format_tokens_short(c.chunk_tokens)); },
+                       [](const CrossAttention&) { return std::string("cross"); },
+                       [](const SharedKV&) { return std::string("shared"); },
+                       [](const IndexerCache&) { return std::string("indexer"); },
+                       [](const NoCache&) { return std::string("no-attention"); },
                    },
                    g.spec);
-    out += fmt::format("{}{} {}", out.empty() ? "" : " + ", g.count, kind);
+    auto it = std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == kind; });
+    if (it == kinds.end()) {
+      kinds.emplace_back(kind, g.count);
+    } else {
+      it->second += g.count;
+    }
+  }
+  std::string out;
+  for (const auto& [kind, count] : kinds) {
+    out += fmt::format("{}{} {}", out.empty() ? "" : " + ", count, kind);
   }
   return out;
 }
@@ -37,6 +64,11 @@ std::uint32_t cached_kv_heads(const ModelSpec& m) {
                                       [](const SlidingWindow&) { return false; },
                                       [](const LatentAttention&) { return true; },
                                       [](const RecurrentState&) { return false; },
+                                      [](const ChunkedLocal&) { return false; },
+                                      [](const CrossAttention&) { return false; },
+                                      [](const SharedKV&) { return false; },
+                                      [](const IndexerCache&) { return false; },
+                                      [](const NoCache&) { return false; },
                                   },
                                   g.spec);
   }

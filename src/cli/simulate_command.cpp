@@ -6,6 +6,7 @@
 #include <variant>
 
 #include "commands.hpp"
+#include "plan_text.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/files.hpp"
 #include "kvplan/formula.hpp"
@@ -70,12 +71,17 @@ int run_simulate(const SimulateOptions& o, std::ostream& out) {
                                           [](const SlidingWindow&) { return false; },
                                           [](const LatentAttention&) { return true; },
                                           [](const RecurrentState&) { return false; },
+                                          [](const ChunkedLocal&) { return false; },
+                                          [](const CrossAttention&) { return false; },
+                                          [](const SharedKV&) { return true; },       // holds nothing
+                                          [](const IndexerCache&) { return true; },   // grows per token, like MLA
+                                          [](const NoCache&) { return true; },        // holds nothing
                                       },
                                       g.spec);
     if (!supported) {
-      throw Error(fmt::format("simulate: {} has sliding-window or recurrent layers, which the simulator does not model "
-                              "yet; it sizes full-attention and MLA caches",
-                              model.name));
+      throw Error(fmt::format("simulate: {} has {} layers, which the simulator does not model yet; it sizes caches "
+                              "that grow with every token (full attention, MLA)",
+                              model.name, kind_label(g.spec)));
     }
   }
   const PlanResult e = plan(q, Depth::verdict);

@@ -35,6 +35,13 @@ std::uint64_t bytes_per_token(const LayerCacheSpec& layer, const DType& kv, std:
             return row_bytes(kv, std::uint64_t{l.kv_lora_rank} + l.qk_rope_head_dim);
           },
           [](const RecurrentState&) { return std::uint64_t{0}; },
+          [&](const ChunkedLocal& c) { return full_bytes_per_token(c.attention, kv, tp); },
+          // Cross-attention holds encoder tokens, a fixed count per sequence (fixed_bytes_per_sequence).
+          [](const CrossAttention&) { return std::uint64_t{0}; },
+          [](const SharedKV&) { return std::uint64_t{0}; },
+          // vLLM DeepseekV32IndexerCache: head_dim fp8 + an fp32 scale per token, whatever kv is.
+          [](const IndexerCache& i) { return std::uint64_t{i.head_dim} + i.scale_bytes; },
+          [](const NoCache&) { return std::uint64_t{0}; },
       },
       layer);
 }
@@ -45,11 +52,16 @@ std::uint64_t tokens_held(const LayerCacheSpec& layer, std::uint64_t seq_len) no
                         [&](const SlidingWindow& s) { return std::min(seq_len, s.window_tokens); },
                         [&](const LatentAttention&) { return seq_len; },
                         [](const RecurrentState&) { return std::uint64_t{0}; },
+                        [&](const ChunkedLocal& c) { return std::min(seq_len, c.chunk_tokens); },
+                        [](const CrossAttention&) { return std::uint64_t{0}; },
+                        [](const SharedKV&) { return std::uint64_t{0}; },
+                        [&](const IndexerCache&) { return seq_len; },
+                        [](const NoCache&) { return std::uint64_t{0}; },
                     },
                     layer);
 }
 
-std::uint64_t fixed_bytes_per_sequence(const LayerCacheSpec& layer, std::uint32_t tp) noexcept {
+std::uint64_t fixed_bytes_per_sequence(const LayerCacheSpec& layer, const DType& kv, std::uint32_t tp) noexcept {
   // vLLM MambaSpec.page_size_bytes = sum(prod(shape) * dtype_size); every state shape is
   // divided across TP ranks (mamba_utils.py MambaStateShapeCalculator).
   const std::uint64_t ranks = std::max<std::uint32_t>(tp, 1);
@@ -61,6 +73,14 @@ std::uint64_t fixed_bytes_per_sequence(const LayerCacheSpec& layer, std::uint32_
                           return sat_add(sat_mul(state.conv_elements / ranks, state.conv_element_bytes),
                                          sat_mul(state.ssm_elements / ranks, state.ssm_element_bytes));
                         },
+                        [](const ChunkedLocal&) { return std::uint64_t{0}; },
+                        // vLLM CrossAttentionSpec: K and V of every encoder token, heads split by TP.
+                        [&](const CrossAttention& c) {
+                          return sat_mul(full_bytes_per_token(c.attention, kv, tp), c.encoder_tokens);
+                        },
+                        [](const SharedKV&) { return std::uint64_t{0}; },
+                        [](const IndexerCache&) { return std::uint64_t{0}; },
+                        [](const NoCache&) { return std::uint64_t{0}; },
                     },
                     layer);
 }
@@ -71,7 +91,7 @@ std::uint64_t layer_bytes_per_sequence(const LayerCacheSpec& layer, const Deploy
   const std::uint64_t shard = ceil_div(tokens_held(layer, d.seq_len), std::max<std::uint32_t>(d.context_parallel, 1));
   const std::uint64_t tokens = round_up(shard, block);
   return sat_add(sat_mul(bytes_per_token(layer, d.kv_dtype, d.tensor_parallel), tokens),
-                 fixed_bytes_per_sequence(layer, d.tensor_parallel));
+                 fixed_bytes_per_sequence(layer, d.kv_dtype, d.tensor_parallel));
 }
 
 std::uint64_t kv_bytes_per_sequence(const ModelSpec& m, const Deployment& d) noexcept {
@@ -99,10 +119,10 @@ std::uint64_t model_kv_bytes_per_token(const ModelSpec& m, const DType& kv) noex
   return total;
 }
 
-std::uint64_t model_fixed_bytes_per_sequence(const ModelSpec& m) noexcept {
+std::uint64_t model_fixed_bytes_per_sequence(const ModelSpec& m, const DType& kv) noexcept {
   std::uint64_t total = 0;
   for (const LayerGroup& g : m.layers) {
-    total = sat_add(total, sat_mul(g.count, fixed_bytes_per_sequence(g.spec, 1)));
+    total = sat_add(total, sat_mul(g.count, fixed_bytes_per_sequence(g.spec, kv, 1)));
   }
   return total;
 }

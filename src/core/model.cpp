@@ -36,16 +36,25 @@ ModelSpec with_kv_heads(const ModelSpec& m, std::uint32_t heads) {
   out.layers.clear();
   std::vector<std::uint32_t> remap;
   for (const LayerGroup& g : m.layers) {
-    LayerCacheSpec spec = g.spec;
-    if (auto* full = std::get_if<FullAttention>(&spec)) {
-      full->num_key_value_heads = heads;
-    } else if (auto* swa = std::get_if<SlidingWindow>(&spec)) {
-      swa->attention.num_key_value_heads = heads;
-    } else if (std::holds_alternative<LatentAttention>(spec)) {
-      FullAttention full_mla = m.dense_attention;
-      full_mla.num_key_value_heads = heads;
-      spec = full_mla;
-    }
+    auto set = [&](FullAttention a) {
+      a.num_key_value_heads = heads;
+      return a;
+    };
+    // Attention layers take the new head count; MLA is written out as its dense attention; layers
+    // without per-head KV (state, shared, indexer, none) stay as they are.
+    const LayerCacheSpec spec = std::visit(
+        overloaded{
+            [&](const FullAttention& a) -> LayerCacheSpec { return set(a); },
+            [&](const SlidingWindow& w) -> LayerCacheSpec { return SlidingWindow{set(w.attention), w.window_tokens}; },
+            [&](const LatentAttention&) -> LayerCacheSpec { return set(m.dense_attention); },
+            [&](const RecurrentState& r) -> LayerCacheSpec { return r; },
+            [&](const ChunkedLocal& c) -> LayerCacheSpec { return ChunkedLocal{set(c.attention), c.chunk_tokens}; },
+            [&](const CrossAttention& c) -> LayerCacheSpec { return CrossAttention{set(c.attention), c.encoder_tokens}; },
+            [&](const SharedKV& s) -> LayerCacheSpec { return s; },
+            [&](const IndexerCache& i) -> LayerCacheSpec { return i; },
+            [&](const NoCache& n) -> LayerCacheSpec { return n; },
+        },
+        g.spec);
     remap.push_back(add_group(out.layers, g.count, spec));
   }
   for (std::uint32_t& index : out.layer_group) {
@@ -58,7 +67,30 @@ ModelSpec with_kv_heads(const ModelSpec& m, std::uint32_t heads) {
 ModelSpec dense_equivalent(const ModelSpec& m) {
   ModelSpec out = m;
   out.layers = {LayerGroup{m.num_hidden_layers, m.dense_attention}};
-  out.layer_group.assign(m.layer_group.size(), 0);
+  out.layer_group.assign(m.num_hidden_layers, 0);
+  out.layer_decoder.resize(m.num_hidden_layers);
+  for (std::uint32_t i = 0; i < m.num_hidden_layers; ++i) {
+    out.layer_decoder[i] = i;
+  }
+  return out;
+}
+
+ModelSpec with_encoder_tokens(const ModelSpec& m, std::uint64_t tokens) {
+  ModelSpec out = m;
+  for (LayerGroup& g : out.layers) {
+    std::visit(overloaded{
+                   [](FullAttention&) {},
+                   [](SlidingWindow&) {},
+                   [](LatentAttention&) {},
+                   [](RecurrentState&) {},
+                   [](ChunkedLocal&) {},
+                   [&](CrossAttention& c) { c.encoder_tokens = tokens; },
+                   [](SharedKV&) {},
+                   [](IndexerCache&) {},
+                   [](NoCache&) {},
+               },
+               g.spec);
+  }
   return out;
 }
 
@@ -81,8 +113,13 @@ ModelSpec pipeline_stage(const ModelSpec& m, std::uint32_t pp, std::uint32_t ran
   ModelSpec out = m;
   out.layers.clear();
   out.layer_group.clear();
-  for (std::uint32_t i = first; i < first + count && i < m.layer_group.size(); ++i) {
-    out.layer_group.push_back(add_group(out.layers, 1, m.layers[m.layer_group[i]].spec));
+  out.layer_decoder.clear();
+  for (std::size_t c = 0; c < m.layer_group.size() && c < m.layer_decoder.size(); ++c) {
+    const std::uint32_t layer = m.layer_decoder[c];
+    if (layer >= first && layer < first + count) {
+      out.layer_group.push_back(add_group(out.layers, 1, m.layers[m.layer_group[c]].spec));
+      out.layer_decoder.push_back(layer - first);
+    }
   }
   out.num_hidden_layers = count;
   const std::uint64_t total = std::max<std::uint32_t>(m.num_hidden_layers, 1);

@@ -25,7 +25,7 @@ class Probe {
  public:
   Probe(const ModelSpec& m, const Deployment& shape) noexcept : shape_(shape) {
     for (const LayerGroup& g : m.layers) {
-      fixed_ = sat_add(fixed_, sat_mul(g.count, fixed_bytes_per_sequence(g.spec, shape.tensor_parallel)));
+      fixed_ = sat_add(fixed_, sat_mul(g.count, fixed_bytes_per_sequence(g.spec, shape.kv_dtype, shape.tensor_parallel)));
       const std::uint64_t per_token = sat_mul(g.count, bytes_per_token(g.spec, shape.kv_dtype, shape.tensor_parallel));
       if (per_token == 0) {
         continue;

@@ -34,7 +34,8 @@ std::vector<LayerType> layer_types(const ModelSpec& m, const DType& kv, std::uin
     LayerType t;
     t.layers = g.count;
     t.bytes_per_token = bytes_per_token(g.spec, kv, tp);
-    t.state_bytes = fixed_bytes_per_sequence(g.spec, tp);
+    t.state_bytes = fixed_bytes_per_sequence(g.spec, kv, tp);
+    bool holds = true;
     std::visit(overloaded{
                    [&](const FullAttention& f) { t.kv_heads = f.num_key_value_heads; },
                    [&](const SlidingWindow& s) {
@@ -44,8 +45,28 @@ std::vector<LayerType> layer_types(const ModelSpec& m, const DType& kv, std::uin
                    },
                    [&](const LatentAttention&) { t.latent = true; },
                    [&](const RecurrentState&) { t.kind = LayerType::Kind::recurrent; },
+                   [&](const ChunkedLocal& c) {
+                     t.kind = LayerType::Kind::chunked;
+                     t.window = c.chunk_tokens;
+                     t.kv_heads = c.attention.num_key_value_heads;
+                   },
+                   [&](const CrossAttention& c) {
+                     t.kind = LayerType::Kind::encoder;
+                     t.window = c.encoder_tokens;
+                     t.kv_heads = c.attention.num_key_value_heads;
+                     t.bytes_per_token = sat_mul(kv_heads_per_rank(c.attention.num_key_value_heads, tp),
+                                                 sat_add(row_bytes(kv, c.attention.head_dim),
+                                                         row_bytes(kv, c.attention.v_head_dim.value_or(c.attention.head_dim))));
+                     t.state_bytes = 0;  // held per encoder token, in blocks (CrossAttentionSpec)
+                   },
+                   [&](const SharedKV&) { holds = false; },
+                   [&](const IndexerCache&) { t.latent = true; },  // one head per token, not split by TP
+                   [&](const NoCache&) { holds = false; },
                },
                g.spec);
+    if (!holds) {
+      continue;  // a layer that allocates nothing is in no group
+    }
     bool merged = false;
     for (LayerType& o : out) {  // same kind, window and sizes: one type (differing sizes stay apart)
       if (o.kind == t.kind && o.window == t.window && o.bytes_per_token == t.bytes_per_token &&

@@ -26,11 +26,12 @@ std::uint64_t ceil_frac(std::uint64_t bytes, std::uint32_t ppm);
 /// The share of a KV budget that capacity and start-up checks may use: budget × (1 − margin).
 std::uint64_t with_margin(std::uint64_t budget_bytes, std::uint32_t margin_ppm);
 
-/// One kind of layer for an engine's grouping: full attention (incl. MLA), one sliding window, or
-/// recurrent state, with the per-rank bytes of one layer.
+/// One kind of layer for an engine's grouping: full attention (incl. MLA and the indexer), one
+/// sliding window, one chunk size, cross-attention over encoder tokens, or recurrent state, with the
+/// per-rank bytes of one layer. Layers that hold nothing (shared KV, no attention) are in none.
 struct LayerType {
-  enum class Kind { full, sliding, recurrent } kind = Kind::full;
-  std::uint64_t window = 0;          // sliding only
+  enum class Kind { full, sliding, chunked, encoder, recurrent } kind = Kind::full;
+  std::uint64_t window = 0;          // sliding: the window; chunked: the chunk; encoder: its tokens per request
   std::uint32_t layers = 0;
   std::uint64_t bytes_per_token = 0; // per layer per rank (attention kinds)
   std::uint64_t state_bytes = 0;     // per layer per rank per sequence (recurrent)

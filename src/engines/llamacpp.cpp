@@ -165,10 +165,24 @@ Sizes sizes(const ModelSpec& m, const DType& tk, const DType& tv, std::uint64_t 
                      s.recurrent_layers += g.count;
                      recurrent = true;
                    },
+                   // Llama 4's chunked attention is llama.cpp's iSWA cache with LLAMA_SWA_TYPE_CHUNKED
+                   // (llama-model.cpp LLM_ARCH_LLAMA4: n_swa = attention_chunk_size).
+                   [&](const ChunkedLocal& chunked) {
+                     c = &s.swa;
+                     k_width = std::uint64_t{chunked.attention.num_key_value_heads} * chunked.attention.head_dim;
+                     v_width = std::uint64_t{chunked.attention.num_key_value_heads} *
+                               chunked.attention.v_head_dim.value_or(chunked.attention.head_dim);
+                   },
+                   // Cross-attention (mllama) and the sparse-attention indexer are refused before this
+                   // (split_problem); shared and attention-free layers hold nothing.
+                   [&](const CrossAttention&) { recurrent = true; },
+                   [&](const SharedKV&) { recurrent = true; },
+                   [&](const IndexerCache&) { recurrent = true; },
+                   [&](const NoCache&) { recurrent = true; },
                },
                g.spec);
     if (recurrent) {
-      continue;
+      continue;  // no cells in the KV cache
     }
     const std::uint64_t cells = c->cells * streams;
     c->k_bytes += std::uint64_t{g.count} * row_bytes(tk, k_width) * cells;
@@ -221,9 +235,28 @@ class Llamacpp final : public Engine {
   }
   std::optional<std::string> split_problem(const ModelSpec& m, std::uint32_t tp, std::uint32_t pp,
                                            std::uint32_t cp) const override {
-    (void)m, (void)pp, (void)cp;
+    (void)pp, (void)cp;
     if (tp > 1) {
       return "llama.cpp splits layers across GPUs (--split-mode layer), not KV heads; plan it with --tp 1";
+    }
+    // Layer kinds llama.cpp has no cache for: it does not run these architectures.
+    for (const LayerGroup& g : m.layers) {
+      const char* missing = std::visit(overloaded{
+                                           [](const FullAttention&) -> const char* { return nullptr; },
+                                           [](const SlidingWindow&) -> const char* { return nullptr; },
+                                           [](const LatentAttention&) -> const char* { return nullptr; },
+                                           [](const RecurrentState&) -> const char* { return nullptr; },
+                                           [](const ChunkedLocal&) -> const char* { return nullptr; },
+                                           [](const CrossAttention&) -> const char* { return "cross-attention"; },
+                                           [](const SharedKV&) -> const char* { return nullptr; },
+                                           [](const IndexerCache&) -> const char* { return "sparse-attention indexer"; },
+                                           [](const NoCache&) -> const char* { return nullptr; },
+                                       },
+                                       g.spec);
+      if (missing != nullptr) {
+        return fmt::format("llama.cpp has no {} cache (llama-kv-cache.cpp); plan {} with another engine", missing,
+                           m.name);
+      }
     }
     return std::nullopt;
   }
@@ -282,6 +315,11 @@ EnginePrediction Llamacpp::predict(const EngineInputs& in) const {
                    [&](const SlidingWindow& w) { swa_window = std::max(swa_window, w.window_tokens); },
                    [](const LatentAttention&) {},
                    [](const RecurrentState&) {},
+                   [&](const ChunkedLocal& c) { swa_window = std::max(swa_window, c.chunk_tokens); },
+                   [](const CrossAttention&) {},
+                   [](const SharedKV&) {},
+                   [](const IndexerCache&) {},
+                   [](const NoCache&) {},
                },
                g.spec);
   }

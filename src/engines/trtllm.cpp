@@ -77,6 +77,11 @@ std::uint64_t bytes_per_token(const ModelSpec& m, const DType& kv, std::uint32_t
               return row_bytes(kv, std::uint64_t{l.kv_lora_rank} + l.qk_rope_head_dim);
             },
             [](const RecurrentState&) { return std::uint64_t{0}; },
+            [&](const ChunkedLocal& c) { return full(c.attention); },  // sized per token like full layers
+            [](const CrossAttention&) { return std::uint64_t{0}; },     // a separate cross-attention pool
+            [](const SharedKV&) { return std::uint64_t{0}; },
+            [](const IndexerCache& i) { return std::uint64_t{i.head_dim} + i.scale_bytes; },
+            [](const NoCache&) { return std::uint64_t{0}; },
         },
         g.spec);
     total += g.count * per_layer;

@@ -177,6 +177,12 @@ std::uint64_t blocks_per_request(const Layout& l, std::uint64_t len, std::uint64
       case LayerType::Kind::recurrent:  // MambaSpec, mamba_cache_mode "none"
         blocks += 1;
         break;
+      case LayerType::Kind::chunked:  // ChunkedLocalAttentionSpec: the current chunk plus the tokens in flight
+        blocks += ceil_div(std::min(g.window + batched_tokens, len), l.block_size) + 1;
+        break;
+      case LayerType::Kind::encoder:  // CrossAttentionSpec: the encoder's tokens, once per request
+        blocks += ceil_div(g.window, l.block_size);
+        break;
     }
   }
   return blocks;
@@ -295,6 +301,14 @@ std::optional<std::string> Vllm::split_problem(const ModelSpec& m, std::uint32_t
                    },
                    [](const LatentAttention&) {},
                    [](const RecurrentState&) {},
+                   [&](const ChunkedLocal& c) {
+                     sliding = true;  // ChunkedLocalAttentionSpec is a sliding kind to the DCP check too
+                     kv_heads = std::max(kv_heads, c.attention.num_key_value_heads);
+                   },
+                   [&](const CrossAttention& c) { kv_heads = std::max(kv_heads, c.attention.num_key_value_heads); },
+                   [](const SharedKV&) {},
+                   [](const IndexerCache&) {},
+                   [](const NoCache&) {},
                },
                g.spec);
   }

@@ -11,7 +11,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const kvplan::DType& d : kvplan::kv_dtypes()) {
       (void)kvplan::model_kv_bytes_per_token(m, d);
     }
-    (void)kvplan::model_fixed_bytes_per_sequence(m);
+    (void)kvplan::model_fixed_bytes_per_sequence(m, kvplan::kv_dtypes().front());
     (void)m.params.total();
   });
   return 0;

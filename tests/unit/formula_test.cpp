@@ -98,7 +98,7 @@ TEST_CASE("Gemma-3-27B: 52 local layers stop at 1,024 tokens, 10 global layers g
 TEST_CASE("Qwen3-Next: 12 attention layers grow, 36 Gated DeltaNet layers hold 2,146,304 B each", "[formula][recurrent]") {
   // engines.md 1.1: conv 3 x 8192 x 2 B + ssm 32 x 128 x 128 x 4 B per layer per sequence at TP 1.
   const ModelSpec& m = find_preset("qwen3-next-80b-a3b").spec;
-  CHECK(model_fixed_bytes_per_sequence(m) == 36ULL * 2'146'304);
+  CHECK(model_fixed_bytes_per_sequence(m, *find_dtype(kv_dtypes(), "bf16")) == 36ULL * 2'146'304);
   CHECK(model_kv_bytes_per_token(m, kv("bf16")) == 24'576);  // 12 * 2 * 2 * 256 * 2
   CHECK(kv_bytes_per_sequence(m, shape(1)) == 36ULL * 2'146'304 + 24'576);
 }
