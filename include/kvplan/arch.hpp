@@ -144,7 +144,8 @@ ModelSpec build_model(const HFields& text, const HFields& top, const ArchRow& ro
 
 /// Fills in the row's defaults for every key `object` lacks (a null stays null: it means "none" to
 /// the configuration class too, as Qwen2.5's "sliding_window": null), and renames keys
-/// by its attribute map. Returns the keys it filled, for `kvplan models show`.
+/// by its attribute map. Returns the numbers and names it filled ("num_attention_heads 8"), for the
+/// report; flags (biases, tying) are filled without a word, as the class's own semantics.
 std::vector<std::string> apply_defaults(HObject& object, const ArchRow& row);
 
 }  // namespace kvplan

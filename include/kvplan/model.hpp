@@ -139,6 +139,9 @@ struct ModelSpec {
   std::string torch_dtype;                // "bf16", "fp16" (fp32 checkpoints load as bf16)
   std::string expert_weight_dtype;        // set when experts ship quantized (gpt-oss: mxfp4)
   std::string checkpoint_weight_dtype;    // set when all weights ship quantized (DeepSeek-V3: fp8)
+  /// The keys config.json left out and their configuration class's defaults filled in, as
+  /// "num_attention_heads 8, vocab_size 262208 (Gemma3TextConfig)"; empty when none were.
+  std::string defaults_note;
 };
 
 /// The model with every full and sliding layer turned to `heads` KV heads (MHA/MQA what-ifs).

@@ -395,8 +395,11 @@ std::vector<std::string> apply_defaults(HObject& object, const ArchRow& row) {
   std::vector<std::string> filled;
   for (const ArchDefault& d : row.defaults) {
     if (object.find(d.key) == nullptr) {
-      object.set(std::string(d.key), value_of(d));
-      filled.emplace_back(d.key);
+      HValue v = value_of(d);
+      if (d.type != ArchDefault::Type::boolean) {  // flags (biases, tying) are the class's semantics, not a guess
+        filled.push_back(fmt::format("{} {}", d.key, brief(v)));
+      }
+      object.set(std::string(d.key), std::move(v));
     }
   }
   return filled;

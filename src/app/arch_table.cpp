@@ -8,6 +8,8 @@
 namespace kvplan {
 namespace {
 
+#include "arch_defaults.inc"
+
 // MoE rules shared by families.
 constexpr MoeRule kMixtralMoe{MoeLayers::all, "num_local_experts", "intermediate_size", {}, false, false, false, false};
 constexpr MoeRule kGptOssMoe{MoeLayers::all, "num_local_experts", "intermediate_size", {}, false, false, true, false};
@@ -36,40 +38,48 @@ constexpr std::array kRows = [] {
   std::size_t n = 0;
 
   // Llama 2/3/3.1/3.2/3.3 (LlamaConfig, models/llama/configuration_llama.py): full attention, GQA.
-  rows[n++] = row("llama", "LlamaConfig (transformers models/llama/configuration_llama.py)");
+  ArchRow llama = row("llama", "LlamaConfig (transformers models/llama/configuration_llama.py)");
+  llama.defaults = kLlamaDefaults;
+  rows[n++] = llama;
 
   // Mistral (MistralConfig): every layer slides when sliding_window is set (Mistral-7B-v0.1: 4096).
   ArchRow mistral = row("mistral", "MistralConfig (transformers models/mistral/configuration_mistral.py)");
   mistral.layout = Layout::window_if_set;
+  mistral.defaults = kMistralDefaults;
   rows[n++] = mistral;
 
   ArchRow mixtral = row("mixtral", "MixtralConfig (transformers models/mixtral/configuration_mixtral.py)");
   mixtral.layout = Layout::window_if_set;
   mixtral.params.moe = kMixtralMoe;
+  mixtral.defaults = kMixtralDefaults;
   rows[n++] = mixtral;
 
   // Qwen2 / Qwen2.5 (Qwen2Config): q/k/v biases; sliding only with use_sliding_window.
   ArchRow qwen2 = row("qwen2", "Qwen2Config (transformers models/qwen2/configuration_qwen2.py)");
   qwen2.layout = Layout::qwen2_window;
   qwen2.params.qkv_bias = true;
+  qwen2.defaults = kQwen2Defaults;
   rows[n++] = qwen2;
 
   ArchRow qwen2_moe = row("qwen2_moe", "Qwen2MoeConfig (transformers models/qwen2_moe/configuration_qwen2_moe.py)");
   qwen2_moe.layout = Layout::qwen2_window;
   qwen2_moe.params.qkv_bias = true;
   qwen2_moe.params.moe = kQwenMoe;
+  qwen2_moe.defaults = kQwen2MoeDefaults;
   rows[n++] = qwen2_moe;
 
   // Qwen3 (Qwen3Config): no biases, per-head q/k RMSNorm.
   ArchRow qwen3 = row("qwen3", "Qwen3Config (transformers models/qwen3/configuration_qwen3.py)");
   qwen3.layout = Layout::qwen2_window;
   qwen3.params.qk_norm = true;
+  qwen3.defaults = kQwen3Defaults;
   rows[n++] = qwen3;
 
   ArchRow qwen3_moe = row("qwen3_moe", "Qwen3MoeConfig (transformers models/qwen3_moe/configuration_qwen3_moe.py)");
   qwen3_moe.layout = Layout::qwen2_window;
   qwen3_moe.params.qk_norm = true;
   qwen3_moe.params.moe = kQwenMoe;
+  qwen3_moe.defaults = kQwen3MoeDefaults;
   rows[n++] = qwen3_moe;
 
   // Qwen3-Next (Qwen3NextConfig): Gated DeltaNet layers, full attention every
@@ -82,15 +92,18 @@ constexpr std::array kRows = [] {
   qwen3_next.params.qk_norm = true;
   qwen3_next.params.gated_q = true;
   qwen3_next.params.moe = kQwenMoe;
+  qwen3_next.defaults = kQwen3NextDefaults;
   rows[n++] = qwen3_next;
 
   // DeepSeek-V2 / V3 (DeepseekV2Config, DeepseekV3Config): MLA when kv_lora_rank is set.
   ArchRow deepseek_v2 = row("deepseek_v2", "DeepseekV2Config (transformers models/deepseek_v2/configuration_deepseek_v2.py)");
   deepseek_v2.params.moe = kDeepseekV2Moe;
+  deepseek_v2.defaults = kDeepseekV2Defaults;
   rows[n++] = deepseek_v2;
 
   ArchRow deepseek_v3 = row("deepseek_v3", "DeepseekV3Config (transformers models/deepseek_v3/configuration_deepseek_v3.py)");
   deepseek_v3.params.moe = kDeepseekV3Moe;
+  deepseek_v3.defaults = kDeepseekV3Defaults;
   rows[n++] = deepseek_v3;
 
   // Gemma (GemmaConfig): tied embeddings.
@@ -115,6 +128,7 @@ constexpr std::array kRows = [] {
   gemma3.params = plain(4);
   gemma3.params.qk_norm = true;
   gemma3.params.tie_default = true;
+  gemma3.defaults = kGemma3TextDefaults;
   rows[n++] = gemma3;
   ArchRow gemma3_text = gemma3;
   gemma3_text.model_type = "gemma3_text";
@@ -125,11 +139,13 @@ constexpr std::array kRows = [] {
   gpt_oss.params.attention_bias = true;
   gpt_oss.params.attention_sinks = true;
   gpt_oss.params.moe = kGptOssMoe;
+  gpt_oss.defaults = kGptOssDefaults;
   rows[n++] = gpt_oss;
 
   // Phi-3 / Phi-3.5 (Phi3Config): every layer slides when sliding_window is set.
   ArchRow phi3 = row("phi3", "Phi3Config (transformers models/phi3/configuration_phi3.py)");
   phi3.layout = Layout::window_if_set;
+  phi3.defaults = kPhi3Defaults;
   rows[n++] = phi3;
 
   // Falcon (FalconConfig): multi-query or num_kv_heads, ungated MLP, LayerNorms with biases.
@@ -138,6 +154,7 @@ constexpr std::array kRows = [] {
   falcon.default_context = 2048;  // FalconConfig has no max_position_embeddings; Falcon uses 2048
   falcon.params.falcon = true;
   falcon.params.tie_default = true;
+  falcon.defaults = kFalconDefaults;
   rows[n++] = falcon;
 
   return rows;

@@ -156,10 +156,18 @@ ModelSpec read_hf_config(const json& config, std::string_view name, std::string_
                             where.where("model_type"), quote_input(type), arch, supported_model_types()));
   }
   HObject& backbone = nested ? *text_object : top_object;
-  apply_defaults(backbone, *row);
+  const std::vector<std::string> filled = apply_defaults(backbone, *row);
   const HFields f(backbone, std::string(origin), nested ? "/text_config" : "");
   const HFields top_fields(top_object, std::string(origin), "");
   ModelSpec m = build_model(f, top_fields, *row, name);
+  if (!filled.empty()) {
+    std::string keys;
+    for (const std::string& k : filled) {
+      keys += (keys.empty() ? "" : ", ") + k;
+    }
+    const std::string_view cls = row->config_class.substr(0, row->config_class.find(' '));
+    m.defaults_note = fmt::format("{} ({} defaults)", keys, cls);
+  }
   m.params.vision = nested ? vision_params(top_fields, m.hidden_size) : 0;
   m.torch_dtype = weight_dtype_name(f, top_fields);
   if (const std::optional<HFields> qf = top_fields.child("quantization_config")) {

@@ -188,6 +188,9 @@ Section model_section(const PlanResult& x) {
   s.key = "model";
   s.title = fmt::format("Model: {}", m.name);
   s.fields.push_back({"name", "Name", Cell::str(m.name), x.request.model.source});
+  if (!m.defaults_note.empty()) {
+    s.fields.push_back({"defaults", "Defaults filled in", Cell::str("config.json omits"), m.defaults_note});
+  }
   for (const LayerGroup& g : m.layers) {
     s.fields.push_back({"", fmt::format("{} layers", kind_label(g.spec)), Cell::count(g.count),
                         geometry(g.spec, m.num_attention_heads)});

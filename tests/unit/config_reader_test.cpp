@@ -37,7 +37,7 @@ TEST_CASE("Llama parameter count, term by term", "[config][weights]") {
 
 TEST_CASE("Qwen2's sliding window applies only with use_sliding_window, from max_window_layers on", "[config]") {
   const std::string base =
-      R"({"model_type": "qwen2", "num_hidden_layers": 4, "num_attention_heads": 4, "hidden_size": 256,
+      R"({"model_type": "qwen2", "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 4, "hidden_size": 256,
           "intermediate_size": 512, "vocab_size": 1000, "max_position_embeddings": 32768, "sliding_window": 4096,
           "max_window_layers": 2, "use_sliding_window": )";
   CHECK(read(base + "false}").layers.size() == 1);
