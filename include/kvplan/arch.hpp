@@ -51,11 +51,16 @@ enum class Layout : std::uint8_t {
   qwen2_window,       // sliding when use_sliding_window and i >= max_window_layers (Qwen2Config)
   every_nth_full,     // sliding unless (i + 1) % N == 0; N from layout_key, else layout_default
   every_nth_full_linear,  // recurrent state unless (i + 1) % N == 0 (Qwen3-Next full_attention_interval)
-  letter_pattern,     // layout_key is a string with one letter per layer, repeated ("LLLG": L sliding, G full)
-  hybrid_pattern,     // hybrid_override_pattern: M Mamba-2, * attention, - and E no cache (Nemotron-H)
-  period_offset,      // attention when i % attn_layer_period == attn_layer_offset, else Mamba (Jamba)
-  chunked_every_nth,  // chunked-local unless (i + 1) % N == 0, or by no_rope_layers (Llama 4)
-  cross_list,         // the layers in cross_attention_layers hold encoder tokens (mllama)
+  pattern_list,       // layout_key lists one number per layer: 0 full, 1 sliding (MiMo-V2 hybrid_layer_pattern)
+  exaone,             // sliding_window_pattern: an integer period, or letters ("LLLG": L sliding, G full)
+  hybrid_pattern,     // hybrid_override_pattern: M state, * attention, - and E no cache (Nemotron-H)
+  period_offset,      // attention when i % attn_layer_period == attn_layer_offset, else state (Jamba)
+  chunked_every_nth,  // chunked unless no_rope_layers[i] == 0; without the list, (i + 1) % N (Llama 4)
+  cross_list,         // the layers in cross_attention_layers attend to encoder tokens (mllama)
+  full_index_list,    // layout_key lists the full-attention layers (0-based, LFM2 full_attn_idxs); the rest hold state
+  kda_lists,          // linear_attn_config.kda_layers (1-based) hold state, the rest MLA (Kimi Linear)
+  block_configs,      // block_configs[i].attention: n_heads_in_group, or no_op (Nemotron-NAS / DeciLM)
+  parallel_hybrid,    // every layer full attention and state side by side (Falcon-H1)
 };
 
 /// Which formula gives a recurrent layer's state (vLLM mamba_utils.py MambaStateShapeCalculator).
@@ -63,15 +68,27 @@ enum class StateFormula : std::uint8_t {
   none,
   gated_delta_net,  // Qwen3-Next, Qwen3.5: linear_num_*_heads, linear_*_head_dim, linear_conv_kernel_dim
   mamba1,           // Jamba: mamba_d_state, mamba_d_conv, mamba_expand
-  mamba2,           // Nemotron-H, Falcon-H1, Granite-4.0-H, Bamba: mamba_n_heads, mamba_d_head, ...
-  short_conv,       // LFM2: conv_L_cache over hidden_size
+  mamba2,           // Nemotron-H, Falcon-H1, Granite-4.0-H: heads, head dim, state, groups, kernel (Mamba2Keys)
+  short_conv,       // LFM2: conv_L_cache over conv_dim (hidden_size)
+  kda,              // Kimi Linear: linear_attn_config num_heads, head_dim, short_conv_kernel_size
+};
+
+/// The keys of a Mamba-2 mixer, which families spell differently.
+struct Mamba2Keys {
+  std::string_view heads;         // "mamba_num_heads" (Nemotron-H), "mamba_n_heads"
+  std::string_view head_dim;      // "mamba_head_dim", "mamba_d_head"
+  std::string_view state;         // "ssm_state_size", "mamba_d_state"
+  std::string_view groups;        // "n_groups", "mamba_n_groups"
+  std::string_view kernel;        // "conv_kernel", "mamba_d_conv"
+  std::string_view intermediate;  // "mamba_d_ssm" when set; else heads x head_dim
 };
 
 /// Keys that give one layer kind's geometry, where it differs from the model's own.
 struct KindKeys {
-  std::string_view kv_heads;    // e.g. "swa_num_key_value_heads" (MiMo-V2), "num_global_key_value_heads"
-  std::string_view head_dim;    // e.g. "swa_head_dim", "global_head_dim" (Gemma 4)
-  std::string_view v_head_dim;  // e.g. "swa_v_head_dim"; empty: V is as wide as K
+  std::string_view kv_heads;       // e.g. "swa_num_key_value_heads" (MiMo-V2), "num_global_key_value_heads"
+  std::string_view kv_heads_when;  // a boolean key that must be true for kv_heads to apply ("attention_k_eq_v")
+  std::string_view head_dim;       // e.g. "swa_head_dim", "global_head_dim" (Gemma 4)
+  std::string_view v_head_dim;     // e.g. "swa_v_head_dim", "v_head_dim"; empty: V is as wide as K
 };
 
 /// How the number of KV heads is read.
@@ -81,12 +98,16 @@ enum class KvHeadsRule : std::uint8_t {
   multi_query,  // multi_query (GPT-BigCode): 1 when true, else num_attention_heads
 };
 
-/// MoE keys and which layers are MoE.
+/// Which layers are MoE.
 enum class MoeLayers : std::uint8_t {
   none,
   all,             // every layer (Mixtral, gpt-oss, MiniMax, PhiMoE, GraniteMoE)
   qwen,            // not in mlp_only_layers and (i + 1) % decoder_sparse_step == 0
-  deepseek,        // i >= first_k_dense_replace and i % moe_layer_freq == 0
+  deepseek,        // i >= first_k_dense_replace and i % moe_layer_freq == 0 (a list: moe_layer_freq[i] != 0)
+  interleave,      // (i + 1) % interleave_moe_layer_step == 0 (Llama 4)
+  ernie,           // moe_layer_start_index <= i <= moe_layer_end_index and (i + 1) % moe_layer_interval == 0
+  period_offset,   // i % expert_layer_period == expert_layer_offset (Jamba)
+  pattern_e,       // the hybrid_override_pattern's E blocks (Nemotron-H)
 };
 
 struct MoeRule {
@@ -100,22 +121,44 @@ struct MoeRule {
   bool router_bias = false;     // DeepSeek-V3's e_score_correction_bias (one per expert)
 };
 
+/// How the attention's q/k norms are shaped.
+enum class QkNorm : std::uint8_t {
+  none,
+  per_head,      // RMSNorm over head_dim on q and k (Qwen3, Gemma 3)
+  full_width,    // RMSNorm over heads x head_dim on q and over kv_heads x head_dim on k (OLMo 2, MiniMax-M2)
+  if_flag,       // per_head when the config's use_qk_norm (or qk_layernorm) is true
+};
+
 /// How the parameters are counted (transformers modeling_<type>.py, every Linear and Embedding).
 struct ParamRule {
-  bool qkv_bias = false;          // q/k/v projections carry biases (Qwen2 family)
-  bool attention_bias = false;    // default of config "attention_bias" (o_proj bias too)
-  bool qk_norm = false;           // per-head RMSNorm on q and k (Qwen3, Gemma 3)
+  bool qkv_bias = false;          // q/k/v projections carry biases whatever the config says (Qwen2)
+  bool attention_bias = false;    // default of the attention-bias key (o_proj bias too)
+  std::string_view bias_key = "attention_bias";  // the key that turns the attention biases on
+  bool o_bias = true;             // the attention-bias key covers o_proj too (GLM-4: q/k/v only)
+  QkNorm qk_norm = QkNorm::none;
   bool tie_default = false;       // default of tie_word_embeddings
   std::uint32_t norms_per_layer = 2;  // hidden-sized norms per decoder layer
-  bool gated_q = false;           // q_proj doubled for an output gate (Qwen3-Next)
+  std::uint32_t norm_width = 1;   // parameters per hidden unit of a norm: 1 RMSNorm, 2 LayerNorm with bias
+  bool plain_mlp = false;         // two matrices (fc1, fc2), no gate (GPT-2, GPT-NeoX, Starcoder2, Phi)
+  bool mlp_bias = false;          // MLP projections carry biases (or the config's mlp_bias)
+  bool learned_positions = false; // a position table of max_position_embeddings x hidden (GPT-2)
+  bool gated_q = false;           // q_proj doubled for an output gate (Qwen3-Next, Qwen3.5)
   bool attention_sinks = false;   // one learned sink per head (gpt-oss)
   bool falcon = false;            // Falcon's MLP (ffn_hidden_size, no gate) and LayerNorms with biases
+  std::string_view dense_ffn = "intermediate_size";  // the dense MLP's width ("intermediate_size_mlp": Llama 4)
+  bool ffn_4h = false;            // the dense width defaults to 4 x hidden when absent (GPT-2's n_inner null)
+  bool lfm2_ffn = false;          // LFM2: block_ff_dim, auto-adjusted to 2/3 and rounded to block_multiple_of
+  bool per_layer_inputs = false;  // Gemma-3n / Gemma 4: vocab_size_per_layer_input x layers x hidden_size_per_layer_input
+  bool moe_with_dense = false;    // the MoE block sits beside the dense MLP, not instead of it (Gemma 4, Granite-4.0-H)
   MoeRule moe;
 };
 
 struct ArchRow {
   std::string_view model_type;
   std::string_view config_class;  // "Gemma3TextConfig (transformers models/gemma3/configuration_gemma3.py)"
+  /// A wrapper's text backbone when its text_config names no model_type (Gemma3Config's text_config
+  /// is a Gemma3TextConfig); a wrapper row has no layers of its own.
+  std::string_view text_type;
   std::span<const ArchDefault> defaults;
   std::span<const KeyRename> renames;
   Layout layout = Layout::uniform;
@@ -126,6 +169,10 @@ struct ArchRow {
   KindKeys full;                       // geometry of full-attention layers, where it has its own keys
   KindKeys sliding;                    // geometry of sliding layers, where it has its own keys
   StateFormula state = StateFormula::none;
+  Mamba2Keys mamba2;                   // with StateFormula::mamba2
+  bool indexer = false;                // MLA layers also hold the sparse-attention indexer (index_head_dim)
+  bool kv_sharing = false;             // the last num_kv_shared_layers layers read earlier layers' KV
+  bool head_dim_forced = false;        // head_dim is always hidden_size / heads, whatever config.json says
   std::uint64_t default_context = 0;   // max_position_embeddings when the class has no such key (Falcon 2048)
   ParamRule params;
 };

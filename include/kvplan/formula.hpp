@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "kvplan/dtype.hpp"
 #include "kvplan/model.hpp"
@@ -60,8 +61,9 @@ std::uint64_t model_fixed_bytes_per_sequence(const ModelSpec& m, const DType& kv
 /// whose quantization configs leave lm_head and embeddings out). MoE experts may differ (gpt-oss).
 struct WeightFormat {
   DType embeddings;  // embeddings, lm_head, norms, vision tower
-  DType linear;      // attention and dense MLP projections
+  DType linear;      // dense MLP projections (and attention, unless `attention` says otherwise)
   DType experts;     // routed MoE experts
+  std::optional<DType> attention;  // attention projections, when a checkpoint leaves them unquantized
 };
 
 /// Weight bytes on one GPU: ceil(sum of params * bytes per weight / tp).

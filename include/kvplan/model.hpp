@@ -139,9 +139,13 @@ struct ModelSpec {
   std::string torch_dtype;                // "bf16", "fp16" (fp32 checkpoints load as bf16)
   std::string expert_weight_dtype;        // set when experts ship quantized (gpt-oss: mxfp4)
   std::string checkpoint_weight_dtype;    // set when all weights ship quantized (DeepSeek-V3: fp8)
+  std::string attention_weight_dtype;     // set when a quantized checkpoint leaves the attention 16-bit
   /// The keys config.json left out and their configuration class's defaults filled in, as
   /// "num_attention_heads 8, vocab_size 262208 (Gemma3TextConfig)"; empty when none were.
   std::string defaults_note;
+  /// What the parameter count leaves out ("vision tower 'x' not counted"): the weights are then an
+  /// estimate, and --weights SIZE gives the real size.
+  std::string weights_note;
 };
 
 /// The model with every full and sliding layer turned to `heads` KV heads (MHA/MQA what-ifs).

@@ -13,14 +13,13 @@
 #include "kvplan/hparams.hpp"
 #include "kvplan/text.hpp"
 #include "kvplan/units.hpp"
+#include "towers.hpp"
 
 namespace kvplan {
 namespace {
 
 using nlohmann::json;
 
-constexpr std::uint64_t kMaxLayers = 10'000;
-constexpr std::uint64_t kMaxDim = 1 << 20;
 
 // JSON -> HValue, keeping JSON's distinctions (unsigned, negative, real). The text was pre-scanned
 // for depth (parse_json_text), so the recursion is at most kMaxJsonDepth deep.
@@ -61,34 +60,6 @@ HValue to_hvalue(const json& j) {
   return HValue{std::move(o)};
 }
 
-// A SigLIP vision tower (transformers SiglipVisionModel, no pooling head) and Gemma 3's projector:
-// patch conv + position table + layers of attention (4 square projections with biases), MLP
-// (two projections with biases) and two LayerNorms, then a post LayerNorm; the projector maps
-// vision hidden to text hidden (mm_input_projection) after an RMSNorm (mm_soft_emb_norm).
-std::uint64_t vision_params(const HFields& top, std::uint64_t text_hidden) {
-  const std::optional<HFields> child = top.child("vision_config");
-  if (!child) {
-    return 0;
-  }
-  const HFields& vf = *child;
-  const std::string type = vf.string("model_type").value_or("");
-  if (type != "siglip_vision_model") {
-    vf.fail("model_type", fmt::format("kvplan cannot count the parameters of vision tower {}", quote_input(type)));
-  }
-  if (vf.boolean("vision_use_head").value_or(true)) {
-    vf.fail("vision_use_head", "a SigLIP pooling head is not modelled");
-  }
-  const std::uint64_t h = vf.require_uint("hidden_size", 1, kMaxDim);
-  const std::uint64_t ffn = vf.require_uint("intermediate_size", 1, kMaxDim);
-  const std::uint64_t layers = vf.require_uint("num_hidden_layers", 1, kMaxLayers);
-  const std::uint64_t patch = vf.require_uint("patch_size", 1, 1024);
-  const std::uint64_t image = vf.require_uint("image_size", patch, 1 << 16);
-  const std::uint64_t channels = vf.uint("num_channels", 1, 16).value_or(3);
-  const std::uint64_t positions = (image / patch) * (image / patch);
-  const std::uint64_t per_layer = 4 * (h * h + h) + (h * ffn + ffn) + (ffn * h + h) + 2 * 2 * h;
-  return channels * patch * patch * h + h + positions * h + layers * per_layer + 2 * h + h * text_hidden + h;
-}
-
 std::string weight_dtype_name(const HFields& f, const HFields& top) {
   const std::string t = f.string("torch_dtype").value_or(top.string("torch_dtype").value_or(
       f.string("dtype").value_or(top.string("dtype").value_or("bfloat16"))));
@@ -99,6 +70,94 @@ std::string weight_dtype_name(const HFields& f, const HFields& top) {
     return "bf16";
   }
   f.fail("torch_dtype", fmt::format("unknown dtype {} (expected bfloat16, float16 or float32)", quote_input(t)));
+}
+
+// A pattern of an ignore list (compressed-tensors "ignore", AWQ modules_to_not_convert, ModelOpt
+// exclude_modules, bitsandbytes llm_int8_skip_modules) that names the attention projections.
+bool names_attention(const HList* list) {
+  if (list == nullptr) {
+    return false;
+  }
+  for (const HValue& v : *list) {
+    if (const auto* s = std::get_if<std::string>(&v.v)) {
+      if (s->find("self_attn") != std::string::npos || s->find("attention") != std::string::npos ||
+          s->find("attn") != std::string::npos) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+// config.json's quantization_config: how the checkpoint stores its weights. Embeddings, norms and
+// lm_head stay 16-bit in every format (they are not nn.Linear of the quantized blocks, or the
+// formats leave them out by default); an ignore list that names the attention leaves it 16-bit.
+// A method kvplan does not know is recorded as "unknown:<method>", and --weight-dtype must say it.
+void read_quantization(const HFields& holder, ModelSpec& m) {
+  const std::optional<HFields> qf = holder.child("quantization_config");
+  if (!qf) {
+    return;
+  }
+  const std::string method = qf->string("quant_method").value_or("");
+  bool attention_kept = false;
+  std::string dtype;
+  if (method == "fp8" || method == "fbgemm_fp8") {
+    dtype = "fp8";  // DeepSeek-V3 ships e4m3 weights with 128x128 block scales
+  } else if (method == "mxfp4") {
+    m.expert_weight_dtype = "mxfp4";  // gpt-oss: MoE experts in MXFP4 (attention and router in modules_to_not_convert)
+    return;
+  } else if (method == "gptq" || method == "awq") {
+    const std::uint64_t bits = qf->uint("bits", 1, 16).value_or(0);
+    dtype = bits == 4 ? "int4" : bits == 8 ? "int8" : "";
+    attention_kept = names_attention(qf->list("modules_to_not_convert"));
+  } else if (method == "compressed-tensors") {
+    // config_groups.<group>.weights: num_bits, type (int / float), group_size; format names the packing
+    const std::string format = qf->string("format").value_or("");
+    if (format.find("nvfp4") != std::string::npos) {
+      dtype = "nvfp4";
+    } else if (format.find("mxfp4") != std::string::npos) {
+      dtype = "mxfp4";
+    } else if (const std::optional<HFields> groups = qf->child("config_groups")) {
+      for (const HEntry& e : groups->object().entries) {
+        const auto* g = std::get_if<HObject>(&e.value.v);
+        if (g == nullptr) {
+          continue;
+        }
+        const HFields gf(*g, groups->origin(), fmt::format("{}/{}", groups->pointer(), e.key));
+        const std::optional<HFields> w = gf.child("weights");
+        if (!w) {
+          continue;
+        }
+        const std::uint64_t bits = w->uint("num_bits", 1, 64).value_or(0);
+        const std::string type = w->string("type").value_or("int");
+        const std::uint64_t group = w->uint("group_size", 1, 1 << 20).value_or(0);
+        if (bits == 8) {
+          dtype = type == "float" ? "fp8" : "int8";
+        } else if (bits == 4 && type == "float") {
+          dtype = group == 16 ? "nvfp4" : "mxfp4";
+        } else if (bits == 4) {
+          dtype = group == 32 ? "int4_g32" : "int4";
+        }
+        break;
+      }
+    }
+    attention_kept = names_attention(qf->list("ignore"));
+  } else if (method == "modelopt") {
+    const std::string algo = qf->string("quant_algo").value_or("");
+    dtype = algo == "FP8" ? "fp8" : algo == "NVFP4" ? "nvfp4" : algo.find("AWQ") != std::string::npos ? "int4" : "";
+    attention_kept = names_attention(qf->list("exclude_modules"));
+  } else if (method == "bitsandbytes") {
+    dtype = qf->boolean("load_in_4bit").value_or(false) ? "nf4" : qf->boolean("load_in_8bit").value_or(false) ? "int8" : "";
+    attention_kept = names_attention(qf->list("llm_int8_skip_modules"));
+  }
+  if (dtype.empty()) {
+    m.checkpoint_weight_dtype = "unknown:" + method;
+    return;
+  }
+  m.checkpoint_weight_dtype = dtype;
+  if (attention_kept) {
+    m.attention_weight_dtype = m.torch_dtype;
+  }
 }
 
 }  // namespace
@@ -129,18 +188,24 @@ ModelSpec read_hf_config(const json& config, std::string_view name, std::string_
     }
   }
   const bool nested = text_object != nullptr;
+  const std::string wrapper_type = top.string("model_type").value_or("");
   std::string type;
+  const ArchRow* wrapper = nullptr;
   if (nested) {
+    // The backbone's type: text_config's own model_type, else the wrapper row's text_type
+    // (Gemma3Config's text_config is a Gemma3TextConfig), else the wrapper's own type.
     const HFields text(*text_object, std::string(origin), "/text_config");
-    type = text.string("model_type").value_or(top.string("model_type").value_or(""));
+    wrapper = find_arch(wrapper_type);
+    type = text.string("model_type").value_or("");
+    if (type.empty() || (wrapper != nullptr && type == wrapper_type && !wrapper->text_type.empty())) {
+      type = wrapper != nullptr && !wrapper->text_type.empty() ? std::string(wrapper->text_type) : wrapper_type;
+    }
+    // Kimi_K25Config: a text_config of model_type kimi_k2 is a DeepseekV3Config.
   } else {
-    type = top.string("model_type").value_or("");
+    type = wrapper_type;
   }
   if (type.empty()) {
     top.fail("model_type", "is required to know how the layers are laid out");
-  }
-  if (nested && type == "gemma3") {
-    type = "gemma3_text";
   }
   const ArchRow* row = find_arch(type);
   if (row == nullptr) {
@@ -151,11 +216,26 @@ ModelSpec read_hf_config(const json& config, std::string_view name, std::string_
       }
     }
     const HFields where = nested ? HFields(*text_object, std::string(origin), "/text_config") : top;
-    throw Error(fmt::format("{}: kvplan cannot size model_type {}{}: its cache layout is not modelled "
-                            "(supported: {}); nothing is guessed",
-                            where.where("model_type"), quote_input(type), arch, supported_model_types()));
+    throw Error(fmt::format("{}: kvplan cannot size model_type {}{}: its cache layout is not modelled; nothing is "
+                            "guessed ('kvplan models types' lists the {} it sizes)",
+                            where.where("model_type"), quote_input(type), arch, arch_rows().size()));
   }
   HObject& backbone = nested ? *text_object : top_object;
+  // A wrapper's tie_word_embeddings is the one the model reads (modeling_utils reads the loaded
+  // model's own config): the top level's value, else the wrapper class's default.
+  if (nested) {
+    std::optional<bool> tie = top.boolean("tie_word_embeddings");
+    if (!tie && wrapper != nullptr) {
+      for (const ArchDefault& d : wrapper->defaults) {
+        if (d.key == "tie_word_embeddings" && d.type == ArchDefault::Type::boolean) {
+          tie = d.bool_value;
+        }
+      }
+    }
+    if (tie) {
+      backbone.set("tie_word_embeddings", HValue{*tie});
+    }
+  }
   const std::vector<std::string> filled = apply_defaults(backbone, *row);
   const HFields f(backbone, std::string(origin), nested ? "/text_config" : "");
   const HFields top_fields(top_object, std::string(origin), "");
@@ -168,20 +248,13 @@ ModelSpec read_hf_config(const json& config, std::string_view name, std::string_
     const std::string_view cls = row->config_class.substr(0, row->config_class.find(' '));
     m.defaults_note = fmt::format("{} ({} defaults)", keys, cls);
   }
-  m.params.vision = nested ? vision_params(top_fields, m.hidden_size) : 0;
-  m.torch_dtype = weight_dtype_name(f, top_fields);
-  if (const std::optional<HFields> qf = top_fields.child("quantization_config")) {
-    const std::string method = qf->string("quant_method").value_or("");
-    if (method == "fp8") {
-      m.checkpoint_weight_dtype = "fp8";  // DeepSeek-V3 ships e4m3 weights with 128x128 block scales
-    } else if (method == "mxfp4") {
-      m.expert_weight_dtype = "mxfp4";    // gpt-oss: MoE experts in MXFP4, the rest in bf16
-    } else if ((method == "gptq" || method == "awq") && qf->uint("bits", 1, 16).value_or(0) == 4) {
-      m.checkpoint_weight_dtype = "int4";
-    } else {
-      m.checkpoint_weight_dtype = "unknown:" + method;
-    }
+  const TowerCount towers = count_towers(top_fields, wrapper_type, m.hidden_size);
+  m.params.vision = towers.params;
+  for (const std::string& t : towers.uncounted) {
+    m.weights_note += (m.weights_note.empty() ? "" : "; ") + t + " not counted";
   }
+  m.torch_dtype = weight_dtype_name(f, top_fields);
+  read_quantization(top_fields.has("quantization_config") ? top_fields : f, m);
   return m;
 }
 

@@ -141,6 +141,44 @@ std::string brief(const nlohmann::json& v) {
   return v.dump();  // a number, a boolean or null: a few characters
 }
 
+namespace {
+
+// Replaces NaN, Infinity and -Infinity outside strings with null (padded to the same length, so
+// byte offsets in error messages still point into the original text). False when there are none.
+bool without_python_literals(std::string_view text, std::string& out) {
+  bool in_string = false;
+  bool changed = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+      continue;
+    }
+    for (std::string_view word : {std::string_view("-Infinity"), std::string_view("Infinity"), std::string_view("NaN")}) {
+      if (text.substr(i, word.size()) == word) {
+        if (!changed) {
+          out.assign(text);
+          changed = true;
+        }
+        out.replace(i, word.size(), std::string("null") + std::string(word.size() - 4, ' '));
+        i += word.size() - 1;
+        break;
+      }
+    }
+  }
+  return changed;
+}
+
+}  // namespace
+
 nlohmann::json parse_json_text(std::string_view text, std::string_view origin) {
   constexpr std::size_t kMaxBytes = 16 * 1024 * 1024;
   if (text.size() > kMaxBytes) {
@@ -150,8 +188,13 @@ nlohmann::json parse_json_text(std::string_view text, std::string_view origin) {
     throw Error(fmt::format("{}: JSON nested deeper than {} levels; a config.json is a few levels deep", origin,
                             kMaxJsonDepth));
   }
+  // Python's json module writes the non-standard literals NaN, Infinity and -Infinity, and real
+  // config.json files carry them (Nemotron-H's "time_step_limit": [0.0, Infinity]); nlohmann reads
+  // JSON only, so they become null, which no rule reads as a number.
+  std::string cleaned;
+  const std::string_view source = without_python_literals(text, cleaned) ? std::string_view(cleaned) : text;
   try {
-    return nlohmann::json::parse(text.begin(), text.end());
+    return nlohmann::json::parse(source.begin(), source.end());
   } catch (const nlohmann::json::parse_error& e) {
     throw Error(fmt::format("{}: not valid JSON (byte {}): {}", origin, e.byte, json_error_text(e)));
   } catch (const nlohmann::json::exception& e) {  // e.g. out_of_range.406: number overflow

@@ -34,7 +34,10 @@ WeightFormat weight_format(const ModelSpec& m, std::string_view name) {
     experts = m.expert_weight_dtype.empty() ? linear : std::string_view(m.expert_weight_dtype);
   }
   WeightFormat w{sixteen, require_dtype(weight_dtypes(), "--weight-dtype", linear),
-                 require_dtype(weight_dtypes(), "--weight-dtype", experts)};
+                 require_dtype(weight_dtypes(), "--weight-dtype", experts), std::nullopt};
+  if (name == "auto" && !m.attention_weight_dtype.empty()) {
+    w.attention = require_dtype(weight_dtypes(), "--weight-dtype", m.attention_weight_dtype);
+  }
   if (w.linear.block_bytes * sixteen.block_elems >= sixteen.block_bytes * w.linear.block_elems) {
     w.embeddings = w.linear;  // 16- and 32-bit formats apply to every tensor
   }

@@ -33,6 +33,7 @@ int run_plan(const PlanOptions& o, std::ostream& out, std::ostream& err);
 struct ModelsOptions {
   std::string show;    // `kvplan models show NAME`
   std::string format = "table";
+  bool types = false;  // kvplan models types
 };
 void setup_models(CLI::App& app, ModelsOptions& o);
 int run_models(const ModelsOptions& o, std::ostream& out);

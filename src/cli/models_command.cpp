@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "kvplan/arch.hpp"
 #include "kvplan/catalog.hpp"
 #include "kvplan/dtype.hpp"
 #include "kvplan/formula.hpp"
@@ -75,6 +76,26 @@ std::uint32_t cached_kv_heads(const ModelSpec& m) {
   return latent ? 1 : m.dense_attention.num_key_value_heads;
 }
 
+// Every row of the architecture table (kvplan/arch.hpp): its model_type, the configuration class
+// it follows, and what it is for a wrapper.
+Document types_document() {
+  Document doc;
+  Section s;
+  Table t;
+  t.key = "model_types";
+  t.columns = {{"model_type", "model_type"}, {"class", "Configuration class (source)"}, {"backbone", "Text backbone"}};
+  for (const ArchRow& r : arch_rows()) {
+    t.rows.push_back({Cell::str(std::string(r.model_type)), Cell::str(std::string(r.config_class)),
+                      Cell::str(r.text_type.empty() ? std::string("itself") : std::string(r.text_type))});
+  }
+  t.notes.push_back(fmt::format("{} model types; a config.json of any of them is read by --config (docs/architecture.md, "
+                                "\"A new architecture\", adds one).",
+                                arch_rows().size()));
+  s.tables.push_back(std::move(t));
+  doc.sections.push_back(std::move(s));
+  return doc;
+}
+
 Document list_document() {
   Document doc;
   Section s;
@@ -138,6 +159,9 @@ Document show_document(const Preset& p) {
 }  // namespace
 
 void setup_models(CLI::App& app, ModelsOptions& o) {
+  CLI::App* types = app.add_subcommand("types", "List the config.json model_types kvplan sizes, with their configuration class");
+  types->add_option("--format,-f", o.format, "Output: table, json, csv or markdown");
+  types->callback([&o] { o.types = true; });
   CLI::App* show = app.add_subcommand("show", "Print one model's architecture and sources");
   show->add_option("name", o.show, "Model name, alias or Hugging Face id")->required();
   show->add_option("--format,-f", o.format, "Output: table, json, csv or markdown");
@@ -146,6 +170,10 @@ void setup_models(CLI::App& app, ModelsOptions& o) {
 
 int run_models(const ModelsOptions& o, std::ostream& out) {
   const Format format = parse_format(o.format);
+  if (o.types) {
+    render(types_document(), format, out);
+    return 0;
+  }
   render(o.show.empty() ? list_document() : show_document(find_preset(o.show)), format, out);
   return 0;
 }

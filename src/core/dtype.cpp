@@ -42,6 +42,12 @@ constexpr std::array kKvDtypes{
 //  - mxfp4: OCP Microscaling spec v1.0: 32 fp4 elements + one 8-bit shared scale = 17 B;
 //    gpt-oss ships its MoE experts this way (config.json quantization_config mxfp4).
 //  - fp8: 1 B per weight; block scales (128x128, fp32) add 4 B per 16,384 weights, ignored.
+//  - int4_g32: compressed-tensors pack-quantized int4, symmetric, group_size 32 (Kimi-K2.5):
+//    16 B + a 2 B scale per 32 weights (compressed-tensors forwards/quantization).
+//  - nvfp4: NVFP4 (ModelOpt, compressed-tensors nvfp4-pack-quantized): 16 fp4 elements + one fp8
+//    e4m3 scale = 9 B, plus one fp32 global scale per tensor, ignored (4.5 bits per weight).
+//  - nf4: bitsandbytes load_in_4bit NF4: 64 elements + an fp32 absmax = 36 B (4.5 bits; double
+//    quantization of the absmax, bnb_4bit_use_double_quant, makes it 4.127, not modelled).
 constexpr std::array kWeightDtypes{
     DType{"fp32", 1, 4, 0, "32-bit float"},
     DType{"bf16", 1, 2, 0, "16-bit bfloat"},
@@ -50,6 +56,9 @@ constexpr std::array kWeightDtypes{
     DType{"int8", 1, 1, 0, "8-bit integer"},
     DType{"int4", 128, 66, 0, "4-bit, fp16 scale per 128 weights (GPTQ/AWQ group_size 128)"},
     DType{"mxfp4", 32, 17, 0, "OCP MX fp4: 32 elements + 8-bit scale"},
+    DType{"int4_g32", 32, 18, 0, "4-bit, 16-bit scale per 32 weights (compressed-tensors group_size 32)"},
+    DType{"nvfp4", 16, 9, 0, "NVIDIA fp4: 16 elements + fp8 e4m3 scale"},
+    DType{"nf4", 64, 36, 0, "bitsandbytes NF4: 64 elements + fp32 absmax"},
 };
 
 struct Alias {

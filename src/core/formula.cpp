@@ -130,7 +130,7 @@ std::uint64_t model_fixed_bytes_per_sequence(const ModelSpec& m, const DType& kv
 std::uint64_t weight_bytes_per_gpu(const ParamCounts& p, const WeightFormat& w, std::uint32_t tp) noexcept {
   const std::uint64_t unquantized =
       tensor_bytes(w.embeddings, sat_add(sat_add(sat_add(p.embedding, p.lm_head), p.norms), p.vision));
-  const std::uint64_t linear = tensor_bytes(w.linear, sat_add(p.attention, p.mlp));
+  const std::uint64_t linear = sat_add(tensor_bytes(w.attention.value_or(w.linear), p.attention), tensor_bytes(w.linear, p.mlp));
   const std::uint64_t experts = tensor_bytes(w.experts, p.experts);
   return ceil_div(sat_add(sat_add(unquantized, linear), experts), std::max<std::uint32_t>(tp, 1));
 }
