@@ -61,6 +61,7 @@ enum class Layout : std::uint8_t {
   kda_lists,          // linear_attn_config.kda_layers (1-based) hold state, the rest MLA (Kimi Linear)
   block_configs,      // block_configs[i].attention: n_heads_in_group, or no_op (Nemotron-NAS / DeciLM)
   parallel_hybrid,    // every layer full attention and state side by side (Falcon-H1)
+  encoder_decoder,    // every decoder layer self-attention and cross-attention to the encoder (Whisper)
 };
 
 /// Which formula gives a recurrent layer's state (vLLM mamba_utils.py MambaStateShapeCalculator).
@@ -160,6 +161,8 @@ struct ArchRow {
   /// is a Gemma3TextConfig); a wrapper row has no layers of its own.
   std::string_view text_type;
   std::span<const ArchDefault> defaults;
+  /// Defaults the generated table cannot hold: kwargs-only keys its class pops with a default.
+  std::span<const ArchDefault> extra_defaults;
   std::span<const KeyRename> renames;
   Layout layout = Layout::uniform;
   std::string_view layout_key;         // the key that sets the period or pattern ("sliding_window_pattern")

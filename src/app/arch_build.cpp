@@ -13,7 +13,7 @@ namespace kvplan {
 namespace {
 
 // What a decoder layer holds, before its geometry is read.
-enum class Kind { full, sliding, chunked, cross, state, none, hybrid };
+enum class Kind { full, sliding, chunked, cross, state, none, hybrid, self_and_cross };
 
 // Parameter arithmetic runs in 128 bits and is checked once at the end, so a hostile config
 // (2^20-wide layers times 10,000 layers) is refused instead of wrapping.
@@ -283,6 +283,11 @@ std::vector<Kind> layer_kinds(const HFields& f, const ArchRow& row, std::uint32_
     case Layout::parallel_hybrid:
       // FalconH1Config.layers_block_type: every layer "hybrid", attention and Mamba-2 in parallel
       std::fill(kinds.begin(), kinds.end(), Kind::hybrid);
+      break;
+    case Layout::encoder_decoder:
+      // WhisperDecoderLayer: self_attn and encoder_attn (vLLM whisper.py: a FullAttentionSpec and a
+      // CrossAttentionSpec per decoder layer)
+      std::fill(kinds.begin(), kinds.end(), Kind::self_and_cross);
       break;
   }
   return kinds;
@@ -640,6 +645,9 @@ struct Reader {
       }
       return p + full_attention_params(layer);  // Falcon-H1: both mixers
     }
+    if (kind == Kind::self_and_cross) {
+      return 2 * full_attention_params(layer);
+    }
     if (is_mla()) {
       const auto nope = f.require_uint("qk_nope_head_dim", 1, kMaxDim);
       const auto rope = f.require_uint("qk_rope_head_dim", 1, kMaxDim);
@@ -874,6 +882,10 @@ HValue value_of(const ArchDefault& d) {
 // Encoder tokens a cross-attention layer holds by default: mllama's image tokens (vLLM's last V0
 // mllama.py: max_num_tiles x ((image_size / 14)^2 + 1), the class token included).
 std::uint64_t default_encoder_tokens(const HFields& top) {
+  // Whisper: vLLM WhisperProcessingInfo.get_num_audio_tokens = max_source_positions (1500 frames)
+  if (auto frames = top.uint("max_source_positions", 1, kMaxTokens)) {
+    return *frames;
+  }
   if (const std::optional<HFields> vision = top.child("vision_config")) {
     const std::uint64_t image = vision->uint("image_size", 1, 1 << 16).value_or(560);
     const std::uint64_t patch = vision->uint("patch_size", 1, 1024).value_or(14);
@@ -894,13 +906,15 @@ std::vector<std::string> apply_defaults(HObject& object, const ArchRow& row) {
     }
   }
   std::vector<std::string> filled;
-  for (const ArchDefault& d : row.defaults) {
-    if (object.find(d.key) == nullptr) {
-      HValue v = value_of(d);
-      if (d.type != ArchDefault::Type::boolean) {  // flags (biases, tying) are the class's semantics, not a guess
-        filled.push_back(fmt::format("{} {}", d.key, brief(v)));
+  for (const std::span<const ArchDefault> defaults : {row.defaults, row.extra_defaults}) {
+    for (const ArchDefault& d : defaults) {
+      if (object.find(d.key) == nullptr) {
+        HValue v = value_of(d);
+        if (d.type != ArchDefault::Type::boolean) {  // flags (biases, tying) are the class's semantics, not a guess
+          filled.push_back(fmt::format("{} {}", d.key, brief(v)));
+        }
+        object.set(std::string(d.key), std::move(v));
       }
-      object.set(std::string(d.key), std::move(v));
     }
   }
   return filled;
@@ -959,6 +973,10 @@ ModelSpec build_model(const HFields& f, const HFields& top, const ArchRow& row, 
         add_cache(m, i, r.state());
         break;
       case Kind::cross:
+        add_cache(m, i, CrossAttention{r.attention(row.full), encoder_tokens});
+        break;
+      case Kind::self_and_cross:
+        add_cache(m, i, r.attention(row.full));
         add_cache(m, i, CrossAttention{r.attention(row.full), encoder_tokens});
         break;
       case Kind::chunked:

@@ -22,6 +22,11 @@ constexpr std::array kGpt2Renames{KeyRename{"n_layer", "num_hidden_layers"}, Key
 constexpr std::array kBlockTypeRenames{KeyRename{"layers_block_type", "layer_types"}};
 constexpr std::array kMinimaxRenames{KeyRename{"num_experts", "num_local_experts"}};
 constexpr std::array kHunyuanRenames{KeyRename{"attention_head_dim", "head_dim"}};
+constexpr std::array kWhisperRenames{KeyRename{"decoder_layers", "num_hidden_layers"},
+                                     KeyRename{"decoder_attention_heads", "num_attention_heads"},
+                                     KeyRename{"d_model", "hidden_size"},
+                                     KeyRename{"max_target_positions", "max_position_embeddings"},
+                                     KeyRename{"decoder_ffn_dim", "intermediate_size"}};
 
 // MoE rules shared by families.
 constexpr MoeRule kMixtralMoe{MoeLayers::all, "num_local_experts", "intermediate_size", {}, false, false, false, false};
@@ -73,7 +78,7 @@ constexpr ArchRow renamed(ArchRow r, std::string_view type) {
   return r;
 }
 
-constexpr std::size_t kRowCount = 86;
+constexpr std::size_t kRowCount = 87;
 
 constexpr std::array<ArchRow, kRowCount> kRows = [] {
   std::array<ArchRow, kRowCount> rows{};
@@ -322,6 +327,7 @@ constexpr std::array<ArchRow, kRowCount> kRows = [] {
   gemma4.params.moe_with_dense = true;
   gemma4.params.moe = MoeRule{MoeLayers::all, "num_experts", "moe_intermediate_size", {}, false, false, false, false};
   gemma4.defaults = kGemma4TextDefaults;
+  gemma4.extra_defaults = kGemma4Extra;
   rows[n++] = gemma4;
 
   // ---- Other dense families ----------------------------------------------------------------------
@@ -608,6 +614,21 @@ constexpr std::array<ArchRow, kRowCount> kRows = [] {
   jamba.params.moe = kJambaMoe;
   jamba.defaults = kJambaDefaults;
   rows[n++] = jamba;
+
+  // Whisper (WhisperConfig): the decoder's self-attention grows per token, its cross-attention holds
+  // the encoder's max_source_positions frames; the encoder is counted as the audio tower.
+  ArchRow whisper = row("whisper", "WhisperConfig (transformers models/whisper/configuration_whisper.py)");
+  whisper.layout = Layout::encoder_decoder;
+  whisper.renames = kWhisperRenames;
+  whisper.params.qkv_bias = true;
+  whisper.params.attention_bias = true;
+  whisper.params.plain_mlp = true;
+  whisper.params.mlp_bias = true;
+  whisper.params.norms_per_layer = 3;
+  whisper.params.norm_width = 2;
+  whisper.params.learned_positions = true;
+  whisper.params.tie_default = true;
+  rows[n++] = whisper;
 
   // ---- Wrappers: multimodal configs whose text_config holds the backbone -------------------------
   rows[n++] = gemma3_top;

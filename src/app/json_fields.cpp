@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <vector>
+
 #include "kvplan/error.hpp"
 #include "kvplan/text.hpp"
 
@@ -143,11 +145,13 @@ std::string brief(const nlohmann::json& v) {
 
 namespace {
 
-// Replaces NaN, Infinity and -Infinity outside strings with null (padded to the same length, so
-// byte offsets in error messages still point into the original text). False when there are none.
-bool without_python_literals(std::string_view text, std::string& out) {
+// Replaces NaN, Infinity and -Infinity outside strings with null. Infinity and -Infinity are
+// padded to their own length; NaN's "null" is one byte longer, so `nan_at` keeps where each one
+// was, to map a parse error's byte offset back into the original text. False when there are none.
+bool without_python_literals(std::string_view text, std::string& out, std::vector<std::size_t>& nan_at) {
   bool in_string = false;
   bool changed = false;
+  std::size_t copied = 0;  // text before this offset is already in `out`
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (in_string) {
@@ -164,17 +168,36 @@ bool without_python_literals(std::string_view text, std::string& out) {
     }
     for (std::string_view word : {std::string_view("-Infinity"), std::string_view("Infinity"), std::string_view("NaN")}) {
       if (text.substr(i, word.size()) == word) {
-        if (!changed) {
-          out.assign(text);
-          changed = true;
+        changed = true;
+        out.append(text.substr(copied, i - copied));
+        if (word.size() >= 4) {
+          out.append("null").append(word.size() - 4, ' ');
+        } else {
+          nan_at.push_back(i);
+          out.append("null");
         }
-        out.replace(i, word.size(), std::string("null") + std::string(word.size() - 4, ' '));
+        copied = i + word.size();
         i += word.size() - 1;
         break;
       }
     }
   }
+  if (changed) {
+    out.append(text.substr(copied));
+  }
   return changed;
+}
+
+// A byte offset in the cleaned text, as an offset in the original (each NaN before it added one).
+std::size_t original_offset(std::size_t cleaned, const std::vector<std::size_t>& nan_at) {
+  std::size_t shift = 0;
+  for (const std::size_t at : nan_at) {
+    if (at + shift + 4 > cleaned) {
+      break;
+    }
+    ++shift;
+  }
+  return cleaned - shift;
 }
 
 }  // namespace
@@ -192,11 +215,13 @@ nlohmann::json parse_json_text(std::string_view text, std::string_view origin) {
   // config.json files carry them (Nemotron-H's "time_step_limit": [0.0, Infinity]); nlohmann reads
   // JSON only, so they become null, which no rule reads as a number.
   std::string cleaned;
-  const std::string_view source = without_python_literals(text, cleaned) ? std::string_view(cleaned) : text;
+  std::vector<std::size_t> nan_at;
+  const std::string_view source = without_python_literals(text, cleaned, nan_at) ? std::string_view(cleaned) : text;
   try {
     return nlohmann::json::parse(source.begin(), source.end());
   } catch (const nlohmann::json::parse_error& e) {
-    throw Error(fmt::format("{}: not valid JSON (byte {}): {}", origin, e.byte, json_error_text(e)));
+    throw Error(fmt::format("{}: not valid JSON (byte {}): {}", origin, original_offset(e.byte, nan_at),
+                            json_error_text(e)));
   } catch (const nlohmann::json::exception& e) {  // e.g. out_of_range.406: number overflow
     throw Error(fmt::format("{}: not valid JSON: {}", origin, json_error_text(e)));
   }

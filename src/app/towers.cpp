@@ -207,6 +207,9 @@ TowerCount count_towers(const HFields& top, std::string_view wrapper, std::uint6
       out.uncounted.push_back(fmt::format("vision tower {}", quote_input(type.empty() ? std::string(wrapper) : type)));
     }
   }
+  if (wrapper == "whisper" && top.has("encoder_layers")) {
+    out.params += whisper_encoder(Keys{top});  // the encoder of an encoder-decoder model
+  }
   if (const std::optional<HFields> audio = top.child("audio_config")) {
     const std::string type = audio->string("model_type").value_or("");
     if (type == "whisper" || audio->has("encoder_layers")) {

@@ -73,3 +73,15 @@ TEST_CASE("hostile sizes cannot overflow the parameter count", "[config][errors]
                             "intermediate_size": 1048576, "vocab_size": 16777216, "max_position_embeddings": 1})"),
                     "test.json: /num_hidden_layers: gives more than 2^50 parameters; this is not a real model");
 }
+
+TEST_CASE("Python's NaN and Infinity literals read as null, and error offsets stay in the original text",
+          "[config][errors]") {
+  // Nemotron-H's config.json carries "time_step_limit": [0.0, Infinity]; Python's json writes NaN too.
+  const ModelSpec m = read(std::string(kLlama) + R"(, "a": NaN, "b": [0.0, Infinity], "c": -Infinity})");
+  CHECK(m.layers.size() == 1);
+  // "NaN" is one byte shorter than "null", yet the error names the 'x' where the user wrote it:
+  // byte 12, 1-based, two bytes after the same 'x' in the NaN-free text (byte 10).
+  CHECK_THROWS_WITH(read(R"({"a": NaN, x})"), Catch::StartsWith("test.json: not valid JSON (byte 12)"));
+  CHECK_THROWS_WITH(read(R"({"a": 1, x})"), Catch::StartsWith("test.json: not valid JSON (byte 10)"));
+  CHECK_THROWS_WITH(read("NaN"), Catch::Contains("test.json:"));
+}
