@@ -303,8 +303,15 @@ struct Geometry {
 
 Geometry read_geometry(const HFields& f, const ArchRow& row) {
   Geometry g;
-  if (row.layout == Layout::hybrid_pattern && f.has("hybrid_override_pattern")) {
-    // NemotronHConfig.num_hidden_layers is len(layers_block_type), whatever config.json says
+  if (const HList* types = f.list("layer_types"); row.layout == Layout::hybrid_pattern && types != nullptr) {
+    // NemotronHConfig.num_hidden_layers is len(layers_block_type), whatever config.json says (and
+    // newer configs, Nemotron-3-Ultra, omit it)
+    if (types->empty() || types->size() > kMaxLayers) {
+      f.fail("layer_types", fmt::format("must have 1 to {} entries (got {})", kMaxLayers, types->size()));
+    }
+    g.layers = static_cast<std::uint32_t>(types->size());
+  } else if (row.layout == Layout::hybrid_pattern && f.has("hybrid_override_pattern")) {
+    // the same, from the legacy letter pattern NemotronHConfig converts to layers_block_type
     const std::string pattern = f.string("hybrid_override_pattern").value_or("");
     if (pattern.empty() || pattern.size() > kMaxLayers) {
       f.fail("hybrid_override_pattern", fmt::format("must have 1 to {} letters (got {})", kMaxLayers, pattern.size()));

@@ -576,6 +576,7 @@ constexpr std::array<ArchRow, kRowCount> kRows = [] {
   nemotron_h.params.norms_per_layer = 1;
   nemotron_h.params.moe = kNemotronHMoe;
   nemotron_h.defaults = kNemotronHDefaults;
+  nemotron_h.renames = kBlockTypeRenames;  // newer configs list layers_block_type (mamba, moe, attention)
   rows[n++] = nemotron_h;
 
   // Falcon-H1 (FalconH1Config): attention and Mamba-2 side by side in every layer.

@@ -123,7 +123,7 @@ TEST_CASE("weights split across TP ranks", "[formula][weights]") {
   const ModelSpec& m = find_preset("llama-3.1-8b").spec;
   const DType& bf16 = *find_dtype(weight_dtypes(), "bf16");
   const DType& fp8 = *find_dtype(weight_dtypes(), "fp8");
-  const WeightFormat sixteen{bf16, bf16, bf16};
+  const WeightFormat sixteen{bf16, bf16, bf16, {}};
   CHECK(weight_bytes_per_gpu(m.params, sixteen, 1) == 2 * 8'030'261'248ULL);
   CHECK(weight_bytes_per_gpu(m.params, sixteen, 2) == 8'030'261'248ULL);
   // vLLM 0.19 logs "Model loading took 14.99 GiB" for this model (calibration llama31-8b-tp1).
@@ -131,7 +131,7 @@ TEST_CASE("weights split across TP ranks", "[formula][weights]") {
   // FP8 checkpoints keep embeddings and lm_head in bf16: RedHatAI/Llama-3.3-70B-Instruct-fp8-dynamic at TP 2
   // loads 33.88 GiB per GPU (calibration vllm-0.19.0-llmd-llama33-70b-fp8dyn-tp2).
   const ModelSpec& llama70 = find_preset("llama-3.3-70b").spec;
-  CHECK(static_cast<double>(weight_bytes_per_gpu(llama70.params, WeightFormat{bf16, fp8, fp8}, 2)) / kGiB ==
+  CHECK(static_cast<double>(weight_bytes_per_gpu(llama70.params, WeightFormat{bf16, fp8, fp8, {}}, 2)) / kGiB ==
         Approx(33.88).margin(0.1));
 }
 
