@@ -1,18 +1,33 @@
 # Embeds models/*.json into the binary as raw string literals, so kvplan runs anywhere.
 # The list is explicit (no globbing): a new model is one file plus one line here.
 set(KVPLAN_MODEL_FILES
-  deepseek-r1 deepseek-v2 deepseek-v2-lite deepseek-v3
+  command-r
+  deepseek-r1 deepseek-r1-0528 deepseek-r1-distill-qwen-32b deepseek-v2 deepseek-v2-lite deepseek-v3 deepseek-v3.1 deepseek-v3.2
+  devstral-small-2507
+  ernie-4.5-0.3b
+  exaone-4.0-32b
   falcon-40b falcon-7b
-  gemma-2-27b gemma-2-9b gemma-3-12b gemma-3-27b gemma-3-4b
+  gemma-2-27b gemma-2-9b gemma-2b gemma-3-12b gemma-3-27b gemma-3-4b gemma-4-26b-a4b
+  glm-4.5 glm-5 glm-5.1
   gpt-oss-120b gpt-oss-20b
-  llama-2-13b llama-2-70b llama-2-7b
-  llama-3-70b llama-3-8b
-  llama-3.1-405b llama-3.1-70b llama-3.1-8b
-  llama-3.2-1b llama-3.2-3b llama-3.3-70b
-  mistral-7b-v0.1 mistral-7b-v0.3 mixtral-8x22b mixtral-8x7b
-  phi-3-medium phi-3-mini phi-4
-  qwen2.5-0.5b qwen2.5-14b qwen2.5-32b qwen2.5-72b qwen2.5-7b
-  qwen3-235b-a22b qwen3-30b-a3b qwen3-32b qwen3-8b qwen3-next-80b-a3b
+  granite-3.1-1b-a400m
+  hunyuan-a13b
+  kimi-k2 kimi-k2.5
+  lfm2-1.2b
+  llama-2-13b llama-2-70b llama-2-7b llama-3-70b llama-3-8b llama-3.1-405b llama-3.1-70b llama-3.1-8b llama-3.2-1b llama-3.2-3b llama-3.2-90b-vision llama-3.3-70b llama-4-scout
+  medgemma-27b
+  mimo-7b mimo-v2-flash
+  minimax-m2.7
+  mistral-7b-v0.1 mistral-7b-v0.3 mistral-nemo
+  mixtral-8x22b mixtral-8x7b
+  nemotron-3-nano-30b-a3b nemotron-3-ultra-550b-a55b nemotron-h-56b nemotron-super-49b-v1 nemotron-super-49b-v1.5
+  olmo-3.1-32b-instruct
+  phi-2 phi-3-medium phi-3-mini phi-3.5-mini phi-4 phi-mini-moe
+  qwen2.5-0.5b qwen2.5-14b qwen2.5-32b qwen2.5-3b qwen2.5-72b qwen2.5-7b qwen2.5-vl-3b qwen3-14b qwen3-235b-a22b qwen3-30b-a3b qwen3-30b-a3b-instruct-2507 qwen3-32b qwen3-8b qwen3-coder-480b-a35b qwen3-next-80b-a3b qwen3-vl-32b qwen3.5-122b-a10b qwen3.5-27b qwen3.5-35b-a3b qwen3.5-397b-a17b qwen3.6-35b-a3b
+  smollm3-3b
+  starcoder2-7b
+  starcoderbase-7b
+  whisper-tiny
   yi-1.5-34b
 )
 

@@ -441,6 +441,25 @@ bool is_moe_layer(const HFields& f, const MoeRule& rule, std::uint32_t i, const 
   return false;
 }
 
+// Nemotron-H's layers as hybrid_override_pattern letters (M Mamba, * attention, - MLP, E MoE), from
+// layers_block_type (read as layer_types) where the config lists it, as NemotronHConfig does.
+std::string hybrid_letters(const HFields& f) {
+  const HList* types = f.list("layer_types");
+  if (types == nullptr) {
+    return f.string("hybrid_override_pattern").value_or("");
+  }
+  std::string letters;
+  for (const HValue& t : *types) {
+    const auto* s = std::get_if<std::string>(&t.v);
+    const std::string_view name = s != nullptr ? std::string_view(*s) : std::string_view();
+    letters += name == "mamba" || name == "linear_attention" ? 'M'
+               : name == "attention" || name == "full_attention" ? '*'
+               : name == "moe"                                  ? 'E'
+                                                                : '-';
+  }
+  return letters;
+}
+
 struct Reader {
   const HFields& f;
   const HFields& top;  // the file's top level (differs from f for text_config nesting)
@@ -801,7 +820,12 @@ struct Reader {
     }
     const bool new_decoder = f.boolean("new_decoder_architecture").value_or(false);
     const bool mlp_bias = f.boolean("mlp_bias").value_or(pr.mlp_bias);
-    const std::string pattern = row.layout == Layout::hybrid_pattern ? f.string("hybrid_override_pattern").value_or("") : "";
+    const std::string pattern = row.layout == Layout::hybrid_pattern ? hybrid_letters(f) : "";
+    // Nemotron-3 latent MoE (vLLM nemotron_h.py NemotronHMoE): routed experts work at moe_latent_size,
+    // between fc1_latent_proj (hidden -> latent) and fc2_latent_proj (latent -> hidden)
+    const std::optional<std::uint64_t> latent =
+        row.layout == Layout::hybrid_pattern ? f.uint("moe_latent_size", 1, kMaxDim) : std::nullopt;
+    const Wide expert_width = latent ? Wide{*latent} : h;
     for (std::uint32_t i = 0; i < g.layers; ++i) {
       attention += attention_params(kinds[i], i);
       if (!ffn_per_layer.empty()) {
@@ -812,7 +836,11 @@ struct Reader {
         mlp += pr.plain_mlp ? 2 * h * dense_ffn : gated_mlp(h, dense_ffn);  // the dense MLP beside the experts
       }
       if (moe_here) {
-        experts += moe->experts * (pr.plain_mlp ? 2 * h * moe->expert_ffn : gated_mlp(h, moe->expert_ffn));
+        experts += moe->experts * (pr.plain_mlp ? 2 * expert_width * moe->expert_ffn
+                                                : gated_mlp(expert_width, moe->expert_ffn));
+        if (latent) {
+          mlp += 2 * h * expert_width + (mlp_bias ? expert_width + h : 0);  // fc1 and fc2_latent_proj
+        }
         mlp += h * moe->experts;  // router
         if (pr.moe.router_bias) {
           mlp += moe->experts;  // the router's e_score_correction_bias

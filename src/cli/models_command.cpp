@@ -55,25 +55,25 @@ std::string layout(const ModelSpec& m) {
   return out;
 }
 
-// KV heads the cache holds: the configured heads, or 1 for MLA's single latent (num_key_value_heads is
-// nominal there).
+// KV heads a layer's cache holds, the most over the layer kinds (MiMo-V2-Flash: 4 full, 8 sliding;
+// Nemotron-NAS: per block): 1 for MLA's single latent (num_key_value_heads is nominal there).
 std::uint32_t cached_kv_heads(const ModelSpec& m) {
-  bool latent = false;
+  std::uint32_t most = 0;
   for (const LayerGroup& g : m.layers) {
-    latent = latent || std::visit(overloaded{
-                                      [](const FullAttention&) { return false; },
-                                      [](const SlidingWindow&) { return false; },
-                                      [](const LatentAttention&) { return true; },
-                                      [](const RecurrentState&) { return false; },
-                                      [](const ChunkedLocal&) { return false; },
-                                      [](const CrossAttention&) { return false; },
-                                      [](const SharedKV&) { return false; },
-                                      [](const IndexerCache&) { return false; },
-                                      [](const NoCache&) { return false; },
-                                  },
-                                  g.spec);
+    most = std::max(most, std::visit(overloaded{
+                                         [](const FullAttention& a) { return a.num_key_value_heads; },
+                                         [](const SlidingWindow& w) { return w.attention.num_key_value_heads; },
+                                         [](const LatentAttention&) { return 1U; },
+                                         [](const RecurrentState&) { return 0U; },
+                                         [](const ChunkedLocal& c) { return c.attention.num_key_value_heads; },
+                                         [](const CrossAttention& c) { return c.attention.num_key_value_heads; },
+                                         [](const SharedKV&) { return 0U; },
+                                         [](const IndexerCache&) { return 0U; },
+                                         [](const NoCache&) { return 0U; },
+                                     },
+                                     g.spec));
   }
-  return latent ? 1 : m.dense_attention.num_key_value_heads;
+  return most;
 }
 
 // Every row of the architecture table (kvplan/arch.hpp): its model_type, the configuration class

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "kvplan/catalog.hpp"
 #include "kvplan/config_reader.hpp"
@@ -22,18 +23,25 @@ struct Outcome {
 Outcome read(const std::string& text) {
   try {
     const ModelSpec m = read_hf_config_text(text, "fuzz", "fuzz.json");
-    // A model that holds together: every decoder layer in exactly one group, the groups' counts
-    // summing to the layers, and parameters to weigh. (max_position_embeddings may be 0: a config
-    // without it asks for --max-model-len.)
-    std::uint64_t layers = 0;
+    // A model that holds together: every cache in exactly one group, the groups' counts summing
+    // to the caches, every decoder layer holding one or two of them (DeepSeek-V3.2: MLA and the
+    // indexer; Whisper: self- and cross-attention), and parameters to weigh.
+    // (max_position_embeddings may be 0: a config without it asks for --max-model-len.)
+    std::uint64_t caches = 0;
     for (const LayerGroup& g : m.layers) {
-      layers += g.count;
+      caches += g.count;
     }
     CHECK(m.num_hidden_layers >= 1);
-    CHECK(layers == m.num_hidden_layers);
-    CHECK(m.layer_group.size() == m.num_hidden_layers);
-    for (const std::uint32_t g : m.layer_group) {
-      CHECK(g < m.layers.size());
+    CHECK(caches == m.layer_group.size());
+    CHECK(m.layer_decoder.size() == m.layer_group.size());
+    std::vector<int> per_decoder(m.num_hidden_layers, 0);
+    for (std::size_t i = 0; i < m.layer_group.size(); ++i) {
+      CHECK(m.layer_group[i] < m.layers.size());
+      REQUIRE(m.layer_decoder[i] < m.num_hidden_layers);
+      ++per_decoder[m.layer_decoder[i]];
+    }
+    for (const int n : per_decoder) {
+      CHECK((n == 1 || n == 2));
     }
     CHECK(m.vocab_size >= 1);
     CHECK(m.params.total() > 0);
