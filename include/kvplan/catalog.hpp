@@ -49,8 +49,21 @@ const std::vector<Preset>& presets();
 /// separators removed: "meta-llama/Meta-Llama-3-70B-Instruct" -> "llama370b".
 std::string model_key(std::string_view name);
 
-/// The preset a user's name refers to, or nullptr.
+/// The preset a user's name refers to, or nullptr. An exact name, Hugging Face id or alias wins over
+/// the folded key (so an -Instruct preset is found before its base); a quantized re-upload's name
+/// (`-AWQ`, `-GPTQ-Int4`, `-FP8-dynamic`, `-W4A16`, `-NVFP4`, `-bnb-4bit` ...) finds its base preset.
 const Preset* lookup_preset(std::string_view name);
+
+/// A name resolved to a preset, with the weight format its quantization suffix states.
+struct PresetMatch {
+  const Preset* preset = nullptr;
+  std::string weight_dtype;  // "int4", "fp8", "nvfp4" ...: set by a quantization suffix ("" for none)
+  std::string suffix;        // the suffix as the user wrote it ("-AWQ")
+  std::string note;          // what the suffix means, for the report ("AWQ int4")
+};
+
+/// Like lookup_preset, saying which quantization suffix (if any) led to the base preset.
+std::optional<PresetMatch> resolve_preset(std::string_view name);
 
 /// The preset a user's name refers to; throws kvplan::Error with "did you mean" otherwise.
 const Preset& find_preset(std::string_view name);

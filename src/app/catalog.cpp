@@ -143,15 +143,100 @@ std::string model_key(std::string_view name) {
   return key;
 }
 
-const Preset* lookup_preset(std::string_view name) {
-  const std::string key = model_key(name);
+namespace {
+
+// Quantized re-uploads name their format as a suffix of the base model's name (Qwen's -AWQ and
+// -GPTQ-Int4, RedHatAI's -FP8-dynamic and -quantized.w4a16, NVIDIA's -NVFP4, unsloth's -bnb-4bit).
+// The weight format each means is the one its quantization_config states in those repositories
+// (AWQ and GPTQ 4-bit: int4 with group scales; W8A8: int8; -FP8: e4m3; NVFP4; MXFP4; bnb 4-bit: nf4).
+struct QuantSuffix {
+  std::string_view suffix;  // lowercase, longest first where one ends another
+  std::string_view dtype;   // kvplan weight dtype, "" when the name does not say
+  std::string_view note;
+};
+constexpr QuantSuffix kQuantSuffixes[] = {
+    {"-gptq-int4", "int4", "GPTQ int4"},
+    {"-gptq-int8", "int8", "GPTQ int8"},
+    {"-awq-int4", "int4", "AWQ int4"},
+    {"-awq", "int4", "AWQ int4"},
+    {"-gptq", "int4", "GPTQ int4"},
+    {"-int4", "int4", "int4"},
+    {"-int8", "int8", "int8"},
+    {"-fp8-dynamic", "fp8", "FP8 (dynamic activation scales)"},
+    {"-fp8-static", "fp8", "FP8"},
+    {"-fp8", "fp8", "FP8"},
+    {"-quantized.w4a16", "int4", "W4A16 int4"},
+    {"-quantized.w8a8", "int8", "W8A8 int8"},
+    {"-w4a16", "int4", "W4A16 int4"},
+    {"-w8a8", "int8", "W8A8 int8"},
+    {"-w8a8-fp8", "fp8", "W8A8 FP8"},
+    {"-nvfp4", "nvfp4", "NVFP4"},
+    {"-mxfp4", "mxfp4", "MXFP4"},
+    {"-unsloth-bnb-4bit", "nf4", "bitsandbytes nf4"},
+    {"-bnb-4bit", "nf4", "bitsandbytes nf4"},
+    {"-bnb-8bit", "int8", "bitsandbytes int8"},
+    // A -GGUF repository holds one file per quantization; its name does not say which.
+    {"-gguf", "", "a GGUF repository, one file per quantization; the weights are shown in the model's dtype until --weight-dtype names the file's"},
+};
+
+std::optional<std::size_t> find_file(std::string_view name) {
   Catalog& c = catalog();
-  for (std::size_t i = 0; i < c.files.size(); ++i) {
-    if (std::find(c.keys[i].begin(), c.keys[i].end(), key) != c.keys[i].end()) {
-      return &c.at(i);
+  const std::string lowered = to_lower(name);
+  for (std::size_t i = 0; i < c.files.size(); ++i) {  // exact: name, HF id or alias as written
+    for (std::string_view n : c.files[i].names) {
+      if (!n.empty() && to_lower(n) == lowered) {
+        return i;
+      }
     }
   }
-  return nullptr;
+  const std::string key = model_key(name);
+  for (std::size_t i = 0; i < c.files.size(); ++i) {
+    if (std::find(c.keys[i].begin(), c.keys[i].end(), key) != c.keys[i].end()) {
+      return i;
+    }
+  }
+  return std::nullopt;
+}
+
+// Lowercase letters before the first digit or separator of a name's last segment: its family
+// ("mistral" in "Mistral-7B", "qwen" in "qwen3.5-27b").
+std::string family_of(std::string_view name) {
+  if (const std::size_t slash = name.rfind('/'); slash != std::string_view::npos) {
+    name.remove_prefix(slash + 1);
+  }
+  std::string out;
+  for (const char ch : name) {
+    const char c = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (c < 'a' || c > 'z') {
+      break;
+    }
+    out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<PresetMatch> resolve_preset(std::string_view name) {
+  if (auto i = find_file(name)) {
+    return PresetMatch{&catalog().at(*i), {}, {}, {}};
+  }
+  const std::string lowered = to_lower(name);
+  for (const QuantSuffix& q : kQuantSuffixes) {
+    if (lowered.size() > q.suffix.size() && lowered.ends_with(q.suffix)) {
+      const std::string_view base = name.substr(0, name.size() - q.suffix.size());
+      if (auto i = find_file(base)) {
+        return PresetMatch{&catalog().at(*i), std::string(q.dtype),
+                           std::string(name.substr(name.size() - q.suffix.size())), std::string(q.note)};
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+const Preset* lookup_preset(std::string_view name) {
+  const std::optional<PresetMatch> m = resolve_preset(name);
+  return m ? m->preset : nullptr;
 }
 
 const Preset& find_preset(std::string_view name) {
@@ -162,8 +247,34 @@ const Preset& find_preset(std::string_view name) {
   for (const EmbeddedFile& f : catalog().files) {
     names.emplace_back(f.names.front());
   }
-  throw Error(fmt::format("unknown model {}{} (see 'kvplan models', or give --config PATH)", quote_input(name),
-                          did_you_mean(name, names)));
+  // Within the family first: "mistral-7b" means the Mistral-7B presets, not Mixtral.
+  const std::string family = family_of(name);
+  std::vector<std::string> kin;
+  std::vector<std::string> extending;  // family presets whose name extends what was typed
+  const std::string typed = to_lower(name.substr(name.rfind('/') == std::string_view::npos ? 0 : name.rfind('/') + 1));
+  for (const std::string& n : names) {
+    if (!family.empty() && n.rfind(family, 0) == 0) {
+      kin.push_back(n);
+      if (typed.size() >= family.size() + 1 && n.rfind(typed, 0) == 0) {
+        extending.push_back(n);
+      }
+    }
+  }
+  std::sort(extending.begin(), extending.end());
+  std::string hint;
+  if (!extending.empty() && extending.size() <= 4 && name.size() <= 128) {
+    hint = ", did you mean ";
+    for (std::size_t k = 0; k < extending.size(); ++k) {
+      hint += fmt::format("{}'{}'", k == 0 ? "" : k + 1 == extending.size() ? " or " : ", ", extending[k]);
+    }
+    hint += "?";
+  } else {
+    hint = did_you_mean(name, kin);
+    if (hint.empty()) {
+      hint = did_you_mean(name, names);
+    }
+  }
+  throw Error(fmt::format("unknown model {}{} (see 'kvplan models', or give --config PATH)", quote_input(name), hint));
 }
 
 }  // namespace kvplan

@@ -50,11 +50,25 @@ ModelChoice load_config(const std::string& path, std::string_view where) {
 }
 
 ModelChoice load_preset(std::string_view name) {
-  const Preset& p = find_preset(name);
+  const std::optional<PresetMatch> match = resolve_preset(name);
+  const Preset& p = match ? *match->preset : find_preset(name);  // find_preset throws with "did you mean"
   ModelChoice c;
   c.spec = std::shared_ptr<const ModelSpec>(std::shared_ptr<const Preset>(), &p.spec);  // presets live for the program
   c.preset = &p;
   c.source = fmt::format("{} ({})", p.hf_id, p.path);
+  if (match && !match->suffix.empty()) {
+    // A quantized re-upload: the base preset's architecture, the weights its name states.
+    if (!match->weight_dtype.empty()) {
+      auto quantized = std::make_shared<ModelSpec>(p.spec);
+      quantized->checkpoint_weight_dtype = match->weight_dtype;
+      quantized->expert_weight_dtype.clear();
+      quantized->attention_weight_dtype.clear();
+      c.spec = std::move(quantized);
+    }
+    c.source += match->weight_dtype.empty()
+                    ? fmt::format(", {}: {}", quote_input(match->suffix), match->note)
+                    : fmt::format(", weights {} from the name's {} suffix", match->note, quote_input(match->suffix));
+  }
   // A launch command names the model as the user did when it is a Hugging Face id (an -Instruct variant, say).
   c.id = name.find('/') != std::string_view::npos ? std::string(name) : p.hf_id;
   return c;

@@ -57,6 +57,56 @@ TEST_CASE("an unknown model gets a suggestion", "[catalog][errors]") {
   CHECK_THROWS_WITH(find_preset("zzzz"), "unknown model 'zzzz' (see 'kvplan models', or give --config PATH)");
 }
 
+TEST_CASE("'did you mean' looks within the family first", "[catalog][errors]") {
+  // Issue #9: "mistral-7b" means the Mistral-7B presets, not Mixtral.
+  CHECK_THROWS_WITH(find_preset("mistral-7b"), "unknown model 'mistral-7b', did you mean 'mistral-7b-v0.1' or "
+                                               "'mistral-7b-v0.3'? (see 'kvplan models', or give --config PATH)");
+  CHECK_THROWS_WITH(find_preset("qwen3.5-28b"), Catch::Contains("did you mean 'qwen3.5-27b'?"));
+}
+
+TEST_CASE("quantized re-uploads resolve to their base preset with the weight format their name states",
+          "[catalog]") {
+  // Real Hugging Face ids of quantized checkpoints: Qwen's own AWQ and GPTQ releases, RedHatAI's
+  // compressed-tensors uploads, NVIDIA's ModelOpt NVFP4 and FP8 releases, unsloth's bitsandbytes.
+  struct Case {
+    const char* name;
+    const char* preset;
+    const char* dtype;
+  };
+  const Case cases[] = {
+      {"Qwen/Qwen3-32B-AWQ", "qwen3-32b", "int4"},
+      {"Qwen/Qwen2.5-7B-Instruct-GPTQ-Int4", "qwen2.5-7b", "int4"},
+      {"Qwen/Qwen2.5-72B-Instruct-GPTQ-Int8", "qwen2.5-72b", "int8"},
+      {"Qwen/Qwen3-30B-A3B-FP8", "qwen3-30b-a3b", "fp8"},
+      {"RedHatAI/Llama-4-Scout-17B-16E-Instruct-FP8-dynamic", "llama-4-scout", "fp8"},
+      {"RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w4a16", "llama-3.1-8b", "int4"},
+      {"RedHatAI/Llama-3.3-70B-Instruct-quantized.w8a8", "llama-3.3-70b", "int8"},
+      {"nvidia/DeepSeek-V3-0324-NVFP4", "deepseek-v3", "nvfp4"},
+      {"nvidia/Llama-3.1-70B-Instruct-FP8", "llama-3.1-70b", "fp8"},
+      {"unsloth/Qwen3-14B-unsloth-bnb-4bit", "qwen3-14b", "nf4"},
+      {"bartowski/Qwen3-32B-GGUF", "qwen3-32b", ""},
+  };
+  for (const Case& c : cases) {
+    INFO(c.name);
+    const std::optional<PresetMatch> m = resolve_preset(c.name);
+    REQUIRE(m.has_value());
+    CHECK(m->preset->name == c.preset);
+    CHECK(m->weight_dtype == c.dtype);
+  }
+  // A name that is a preset is never read as a suffix: no quantization.
+  REQUIRE(resolve_preset("qwen3-30b-a3b-instruct-2507"));
+  CHECK(resolve_preset("qwen3-30b-a3b-instruct-2507")->weight_dtype.empty());
+  CHECK(!resolve_preset("Qwen/Qwen9-1B-AWQ"));
+}
+
+TEST_CASE("an exact Hugging Face id wins over the folded key", "[catalog]") {
+  // Qwen3-30B-A3B and its 2507 Instruct release differ (max_position_embeddings 40,960 vs 262,144).
+  CHECK(find_preset("Qwen/Qwen3-30B-A3B-Instruct-2507").name == "qwen3-30b-a3b-instruct-2507");
+  CHECK(find_preset("Qwen/Qwen3-30B-A3B-Instruct-2507").spec.max_position_embeddings == 262'144);
+  CHECK(find_preset("Qwen/Qwen3-30B-A3B").spec.max_position_embeddings == 40'960);
+  CHECK(find_preset("allenai/Olmo-3.1-32B-Instruct").name == "olmo-3.1-32b-instruct");
+}
+
 TEST_CASE("the catalog's traps are read the way the engines read them", "[catalog]") {
   // Qwen2.5 ships sliding_window with use_sliding_window = false: inert, every layer full.
   const ModelSpec& qwen = find_preset("qwen2.5-7b").spec;
