@@ -2,6 +2,7 @@
 #include "kvplan/catalog.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <fmt/format.h>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -76,26 +77,29 @@ namespace {
 // it names (the name index comes from the build, cmake/catalog.cmake), a listing parses them all.
 struct Catalog {
   std::vector<EmbeddedFile> files = embedded_model_files();
-  std::vector<std::vector<std::string>> keys;  // model_key of every name of each file
   std::vector<std::unique_ptr<Preset>> parsed;
+  std::vector<std::vector<std::string>> folded;  // model_key of every name of each file, made on first use
 
-  Catalog() {
-    parsed.resize(files.size());
-    for (const EmbeddedFile& f : files) {
-      std::vector<std::string> k;
-      for (std::string_view n : f.names) {
-        if (!n.empty()) {
-          k.push_back(model_key(n));
-        }
-      }
-      keys.push_back(std::move(k));
-    }
-  }
+  Catalog() { parsed.resize(files.size()); }
   const Preset& at(std::size_t i) {
     if (!parsed[i]) {
       parsed[i] = std::make_unique<Preset>(parse_preset(files[i].text, files[i].path));
     }
     return *parsed[i];
+  }
+  const std::vector<std::vector<std::string>>& keys() {
+    if (folded.empty()) {
+      for (const EmbeddedFile& f : files) {
+        std::vector<std::string> k;
+        for (std::string_view n : f.names) {
+          if (!n.empty()) {
+            k.push_back(model_key(n));
+          }
+        }
+        folded.push_back(std::move(k));
+      }
+    }
+    return folded;
   }
 };
 
@@ -179,19 +183,25 @@ constexpr QuantSuffix kQuantSuffixes[] = {
     {"-gguf", "", "a GGUF repository, one file per quantization; the weights are shown in the model's dtype until --weight-dtype names the file's"},
 };
 
+bool same_ignoring_case(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
 std::optional<std::size_t> find_file(std::string_view name) {
   Catalog& c = catalog();
-  const std::string lowered = to_lower(name);
   for (std::size_t i = 0; i < c.files.size(); ++i) {  // exact: name, HF id or alias as written
     for (std::string_view n : c.files[i].names) {
-      if (!n.empty() && to_lower(n) == lowered) {
+      if (!n.empty() && same_ignoring_case(n, name)) {
         return i;
       }
     }
   }
   const std::string key = model_key(name);
+  const std::vector<std::vector<std::string>>& keys = c.keys();
   for (std::size_t i = 0; i < c.files.size(); ++i) {
-    if (std::find(c.keys[i].begin(), c.keys[i].end(), key) != c.keys[i].end()) {
+    if (std::find(keys[i].begin(), keys[i].end(), key) != keys[i].end()) {
       return i;
     }
   }

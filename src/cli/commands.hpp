@@ -25,7 +25,10 @@ struct PlanOptions {
   std::map<std::string, bool> knob_switches;  // flag-type knobs given bare ("--kv-unified")
   std::map<std::string, const CLI::Option*> knob_options;  // to tell "given empty" from "not given"
 };
-void setup_plan(CLI::App& app, PlanOptions& o);
+/// The plan's options. With `only_named`, only the engines' knob flags those arguments spell are
+/// registered (a plan need not pay for 28 options it does not use; run() sets every option up and
+/// parses again when the lean parse meets one it does not know, so help and typos read the same).
+void setup_plan(CLI::App& app, PlanOptions& o, const std::vector<std::string>* only_named = nullptr);
 /// Every flag typed once into a request (throws kvplan::Error naming the flag).
 PlanRequest plan_request(const PlanOptions& o);
 int run_plan(const PlanOptions& o, std::ostream& out, std::ostream& err);

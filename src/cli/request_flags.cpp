@@ -182,7 +182,28 @@ void check_split(const PlanOptions& o, const PlanRequest& q) {
 
 }  // namespace
 
-void setup_plan(CLI::App& app, PlanOptions& o) {
+namespace {
+
+// Whether an argument spells one of the knob's flags: --name, --name=VALUE, or -cVALUE for a short name.
+bool named(const Knob& k, const std::vector<std::string>& args) {
+  for (std::size_t start = 0; start < k.cli.size();) {
+    const std::size_t end = std::min(k.cli.find(' ', start), k.cli.size());
+    const std::string_view name = std::string_view(k.cli).substr(start, end - start);
+    start = end + 1;
+    const bool is_short = name.size() == 2 && name[0] == '-' && name[1] != '-';
+    for (const std::string& a : args) {
+      if (a.rfind(name, 0) == 0 &&
+          (a.size() == name.size() || a[name.size()] == '=' || (is_short && a.rfind("--", 0) != 0))) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+void setup_plan(CLI::App& app, PlanOptions& o, const std::vector<std::string>* only_named) {
   app.add_option("--model,-m", o.model, "Built-in model: name, alias or Hugging Face id (see 'kvplan models')");
   app.add_option("--config", o.config, "A model's config.json, or a folder holding one, instead of --model");
   app.add_option("--gpu,-g", o.gpu, "GPU from the catalog, optionally with a count: H100, H200x8, 4xH100 (see 'kvplan gpus')");
@@ -215,7 +236,8 @@ void setup_plan(CLI::App& app, PlanOptions& o) {
   std::set<std::string> registered;
   for (const Engine* e : all_engines()) {
     for (const Knob& k : e->knobs()) {
-      if (k.cli.empty() || !registered.insert(first_word(k.cli)).second) {
+      if (k.cli.empty() || (only_named != nullptr && !named(k, *only_named)) ||
+          !registered.insert(first_word(k.cli)).second) {
         continue;  // not a kvplan flag, or one an earlier engine already offers
       }
       const std::string flag = first_word(k.cli);

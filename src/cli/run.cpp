@@ -77,33 +77,58 @@ void refuse_empty_values(const CLI::App& app) {
 
 const char* version() { return KVPLAN_VERSION; }
 
-int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+namespace {
+
+// Thrown by a lean parse (no knob flags registered) that met something it could not read: run()
+// parses again with every option, so help, typos and knob flags read as they always do.
+struct FullSetupNeeded {};
+
+int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostream& err, bool lean) {
   CLI::App app{"kvplan: plan the KV-cache memory of LLM inference before you deploy.", "kvplan"};
   app.footer(kFooter);
   app.set_version_flag("--version", fmt::format("kvplan {} (model catalog {})", KVPLAN_VERSION, KVPLAN_CATALOG_DATE));
   PlanOptions plan;
-  setup_plan(app, plan);
+  setup_plan(app, plan, lean ? &args : nullptr);
+  // A subcommand's options are set up only when its name is among the arguments (or for
+  // 'generate', which writes every subcommand's options into the man page and completions):
+  // CLI11 checks each new option against every earlier one, and a plan need not pay for them all.
+  const bool everything = std::find(args.begin(), args.end(), "generate") != args.end();
+  const auto wanted = [&](const char* name) {
+    return everything || std::find(args.begin(), args.end(), name) != args.end();
+  };
   ModelsOptions models;
   CLI::App* models_cmd = app.add_subcommand("models", "List the built-in models, or show one: models show NAME");
-  setup_models(*models_cmd, models);
+  if (wanted("models")) {
+    setup_models(*models_cmd, models);
+  }
   CheckOptions check;
   CLI::App* check_cmd = app.add_subcommand(
       "check", "Will these deployments fit? Deployment files, or an engine's command line after '--'; exit 1 if any fails");
-  setup_check(*check_cmd, check);
+  if (wanted("check")) {
+    setup_check(*check_cmd, check);
+  }
   PlanOptions emit;
   CLI::App* emit_cmd = app.add_subcommand("emit", "Print the engine's launch command that realizes the plan "
                                                   "(--engine, --seq-len and --concurrency required)");
-  setup_plan(*emit_cmd, emit);
+  if (wanted("emit")) {
+    setup_plan(*emit_cmd, emit, lean ? &args : nullptr);
+  }
   SimulateOptions simulate;
   CLI::App* simulate_cmd =
       app.add_subcommand("simulate", "Compare paged and contiguous KV allocation under a request stream");
-  setup_simulate(*simulate_cmd, simulate);
+  if (wanted("simulate")) {
+    setup_simulate(*simulate_cmd, simulate);
+  }
   SweepOptions sweep;
   CLI::App* sweep_cmd = app.add_subcommand("sweep", "Plan a grid of models x GPUs x counts x KV dtypes x PP x lengths");
-  setup_sweep(*sweep_cmd, sweep);
+  if (wanted("sweep")) {
+    setup_sweep(*sweep_cmd, sweep);
+  }
   GpusOptions gpus;
   CLI::App* gpus_cmd = app.add_subcommand("gpus", "List the built-in GPUs with the memory they report");
-  setup_gpus(*gpus_cmd, gpus);
+  if (wanted("gpus")) {
+    setup_gpus(*gpus_cmd, gpus);
+  }
   GenerateOptions generate;
   CLI::App* generate_cmd = app.add_subcommand("generate", "Print the man page or a shell completion script");
   generate_cmd->group("");  // hidden: the build uses it, users get the installed files
@@ -151,6 +176,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     out << app.version() << '\n';
     return 0;
   } catch (const CLI::ParseError& e) {
+    if (lean) {
+      throw FullSetupNeeded{};  // nothing is printed yet: parse again with every option
+    }
     err << "kvplan: error: " << one_line(explain_parse_error(app, e.what())) << '\n';
     return 2;
   } catch (const Error& e) {
@@ -160,6 +188,23 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     err << "kvplan: internal error: " << one_line(e.what()) << "; please report this\n";
     return 2;
   }
+}
+
+}  // namespace
+
+int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  // Help and 'generate' show every option; anything else is parsed first with only the knob flags
+  // it names, and again with every option when that lean parse meets one it does not know.
+  const bool lean = std::none_of(args.begin(), args.end(), [](const std::string& a) {
+    return a == "generate" || a == "-h" || a == "--help" || a == "--help-all";
+  });
+  if (lean) {
+    try {
+      return run_app(args, out, err, true);
+    } catch (const FullSetupNeeded&) {
+    }
+  }
+  return run_app(args, out, err, false);
 }
 
 }  // namespace kvplan::cli
