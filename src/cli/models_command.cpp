@@ -1,12 +1,18 @@
 // `kvplan models` lists the built-in presets; `kvplan models show NAME` prints one.
 #include <algorithm>
+#include <filesystem>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "json_fields.hpp"
+#include "plan_text.hpp"
 #include "kvplan/arch.hpp"
 #include "kvplan/catalog.hpp"
 #include "kvplan/dtype.hpp"
+#include "kvplan/files.hpp"
 #include "kvplan/formula.hpp"
+#include "kvplan/model_source.hpp"
 #include "kvplan/quantity.hpp"
 #include "kvplan/report.hpp"
 
@@ -118,6 +124,82 @@ Document list_document() {
   return doc;
 }
 
+// Decoder-layer indices, compactly: "3, 7, 11, …, 47 (every 4th from 3)", "0-35", or ranges.
+std::string layer_list(const std::vector<std::uint32_t>& at) {
+  if (at.empty()) {
+    return "-";
+  }
+  if (at.size() == 1) {
+    return std::to_string(at[0]);
+  }
+  const std::uint32_t step = at[1] - at[0];
+  bool progression = step > 0;
+  for (std::size_t i = 1; i < at.size() && progression; ++i) {
+    progression = at[i] - at[i - 1] == step;
+  }
+  if (progression && step == 1) {
+    return fmt::format("{}-{}", at.front(), at.back());
+  }
+  if (progression && at.size() > 3) {
+    return fmt::format("{}, {}, …, {} (every {} from {})", at[0], at[1], at.back(),
+                       step == 2 ? std::string("2nd") : step == 3 ? std::string("3rd") : fmt::format("{}th", step), at[0]);
+  }
+  std::string out;
+  std::size_t shown = 0;
+  for (std::size_t i = 0; i < at.size();) {
+    std::size_t j = i;
+    while (j + 1 < at.size() && at[j + 1] == at[j] + 1) {
+      ++j;
+    }
+    if (out.size() > 60) {
+      return out + fmt::format(", … ({} layers)", at.size());
+    }
+    out += (out.empty() ? "" : ", ") + (j == i ? std::to_string(at[i]) : fmt::format("{}-{}", at[i], at[j]));
+    shown = j + 1;
+    i = j + 1;
+  }
+  (void)shown;
+  return out;
+}
+
+// One config.json value on one line: scalars and objects as JSON, and a long list as its repeating
+// unit ("[\"sliding_attention\", \"full_attention\"] × 12") or its ends and length.
+std::string compact_value(const nlohmann::json& v) {
+  const std::string whole = v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (!v.is_array() || whole.size() <= 100) {
+    return whole.size() <= 400 ? whole : whole.substr(0, 400) + fmt::format(" … ({} characters)", whole.size());
+  }
+  const std::size_t n = v.size();
+  for (std::size_t period = 1; period <= n / 2; ++period) {
+    if (n % period != 0) {
+      continue;
+    }
+    bool repeats = true;
+    for (std::size_t i = period; i < n && repeats; ++i) {
+      repeats = v[i] == v[i - period];
+    }
+    if (repeats) {
+      nlohmann::json unit = nlohmann::json::array();
+      for (std::size_t i = 0; i < period; ++i) {
+        unit.push_back(v[i]);
+      }
+      const std::string u = unit.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      if (u.size() <= 200) {
+        return fmt::format("{} × {} ({} entries)", u, n / period, n);
+      }
+      break;
+    }
+  }
+  nlohmann::json head = nlohmann::json::array();
+  for (std::size_t i = 0; i < std::min<std::size_t>(4, n); ++i) {
+    head.push_back(v[i]);
+  }
+  std::string h = head.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  h.pop_back();
+  return fmt::format("{}, …, {}] ({} entries)", h, v[n - 1].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+                     n);
+}
+
 Document show_document(const Preset& p) {
   Document doc;
   doc.title = fmt::format("{}: {}", p.name, p.description);
@@ -136,23 +218,46 @@ Document show_document(const Preset& p) {
       {"layers", "Layers", Cell::str(layout(p.spec)), ""},
       {"kv_bytes_per_token", "KV per token (bf16)", Cell::bytes(model_kv_bytes_per_token(p.spec, bf16)),
        "all layers that grow with length, tp 1"},
+      {"fixed_bytes_per_sequence", "State per sequence (bf16)", Cell::bytes(model_fixed_bytes_per_sequence(p.spec, bf16)),
+       "recurrent state and encoder tokens, whatever the length"},
       {"max_position_embeddings", "Max context", Cell::tokens(p.spec.max_position_embeddings), ""},
       {"parameters", "Parameters (computed)", Cell::count(p.spec.params.total()),
        p.params_official.empty() ? "" : fmt::format("official: {} ({})", p.params_official, p.params_source)},
   };
-  s.notes.push_back("Config source: " + p.config_source);
-  s.notes.push_back("config.json fields as used:");
-  std::string line;
-  for (char c : p.config_json) {
-    if (c == '\n') {
-      s.notes.push_back("  " + line);
-      line.clear();
+  doc.sections.push_back(std::move(s));
+
+  // Each layer kind once: how many, their geometry, and which decoder layers.
+  Section kinds;
+  kinds.key = "layer_kinds";
+  kinds.title = "Layer kinds";
+  Table t;
+  t.key = "layer_kinds";
+  t.columns = {{"kind", "Kind"}, {"count", "Layers"}, {"geometry", "Geometry"}, {"layers", "Decoder layers"}};
+  for (std::size_t g = 0; g < p.spec.layers.size(); ++g) {
+    std::vector<std::uint32_t> at;
+    for (std::size_t i = 0; i < p.spec.layer_group.size(); ++i) {
+      if (p.spec.layer_group[i] == g) {
+        at.push_back(i < p.spec.layer_decoder.size() ? p.spec.layer_decoder[i] : static_cast<std::uint32_t>(i));
+      }
+    }
+    const LayerGroup& group = p.spec.layers[g];
+    t.rows.push_back({Cell::str(kind_label(group.spec)), Cell::count(group.count),
+                      Cell::str(geometry(group.spec, p.spec.num_attention_heads)), Cell::str(layer_list(at))});
+  }
+  kinds.tables.push_back(std::move(t));
+  kinds.notes.push_back("Config source: " + p.config_source);
+  kinds.notes.push_back("config.json fields as used, one per line (long lists by their repeating unit):");
+  const nlohmann::json config = nlohmann::json::parse(p.config_json);
+  for (const auto& [key, value] : config.items()) {
+    if (value.is_object()) {
+      for (const auto& [inner, v] : value.items()) {
+        kinds.notes.push_back(fmt::format("  {}.{}: {}", key, inner, compact_value(v)));
+      }
     } else {
-      line += c;
+      kinds.notes.push_back(fmt::format("  {}: {}", key, compact_value(value)));
     }
   }
-  s.notes.push_back("  " + line);
-  doc.sections.push_back(std::move(s));
+  doc.sections.push_back(std::move(kinds));
   return doc;
 }
 
@@ -163,7 +268,7 @@ void setup_models(CLI::App& app, ModelsOptions& o) {
   types->add_option("--format,-f", o.format, "Output: table, json, csv or markdown");
   types->callback([&o] { o.types = true; });
   CLI::App* show = app.add_subcommand("show", "Print one model's architecture and sources");
-  show->add_option("name", o.show, "Model name, alias or Hugging Face id")->required();
+  show->add_option("name", o.show, "Model name, alias or Hugging Face id, or a config.json (or a folder holding one)")->required();
   show->add_option("--format,-f", o.format, "Output: table, json, csv or markdown");
   app.add_option("--format,-f", o.format, "Output: table, json, csv or markdown");
 }
@@ -174,7 +279,29 @@ int run_models(const ModelsOptions& o, std::ostream& out) {
     render(types_document(), format, out);
     return 0;
   }
-  render(o.show.empty() ? list_document() : show_document(find_preset(o.show)), format, out);
+  if (o.show.empty()) {
+    render(list_document(), format, out);
+    return 0;
+  }
+  std::error_code ec;
+  if (std::filesystem::exists(o.show, ec)) {
+    // A config.json, or a model folder holding one: what kvplan reads from it.
+    const ModelChoice c = load_config(o.show, "models show");
+    std::filesystem::path file(o.show);
+    if (std::filesystem::is_directory(file, ec)) {
+      file /= "config.json";
+    }
+    Preset p;
+    p.name = file.string();
+    p.hf_id = "-";
+    p.description = "config.json read from the file";
+    p.config_source = file.string();
+    p.config_json = parse_json_text(read_bounded_file(file.string(), kMaxConfigBytes, "config.json"), file.string()).dump();
+    p.spec = *c.spec;
+    render(show_document(p), format, out);
+    return 0;
+  }
+  render(show_document(find_preset(o.show)), format, out);
   return 0;
 }
 
