@@ -115,6 +115,11 @@ struct ParamCounts {
   std::uint64_t experts = 0;     // routed MoE experts, all resident
   std::uint64_t norms = 0;       // norms and other small tensors
   std::uint64_t vision = 0;      // a multimodal checkpoint's vision tower and projector
+  /// The checkpoint's own size, when the user states it (--weights SIZE): `stated_bytes` for a model
+  /// of `stated_params` parameters. Weights are then that size, shared in proportion to parameters
+  /// (a pipeline stage, experts), instead of parameters times bytes per weight. 0: not stated.
+  std::uint64_t stated_bytes = 0;
+  std::uint64_t stated_params = 0;
   std::uint64_t total() const noexcept;
 };
 

@@ -235,6 +235,13 @@ Section model_section(const PlanResult& x) {
   s.fields.push_back({"parameters", "Parameters", Cell::count(m.params.total()),
                       fmt::format("{:.2f}B computed from the architecture; {}", static_cast<double>(m.params.total()) / 1e9,
                                   official)});
+  if (m.params.stated_bytes > 0) {
+    s.fields.push_back({"weights_stated_bytes", "Weights (stated)", Cell::bytes(m.params.stated_bytes),
+                        "--weights: the checkpoint's size replaces parameters × bytes per weight"});
+  } else if (!m.weights_note.empty()) {
+    s.fields.push_back({"weights_estimate", "Weights", Cell::str("estimated"),
+                        fmt::format("{}; give --weights SIZE (the checkpoint's size) for the exact figure", m.weights_note)});
+  }
   return s;
 }
 

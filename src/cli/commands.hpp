@@ -18,6 +18,8 @@ namespace kvplan::cli {
 struct PlanOptions {
   std::string model, config, gpu, vram, tp, pp, cp, dp, kv_dtype = "auto", weight_dtype = "auto";
   std::string seq_len, batch, max_model_len, format = "table";
+  std::string weights;         // --weights SIZE: the checkpoint's size, instead of the estimate
+  std::string encoder_tokens;  // --encoder-tokens N: encoder tokens per sequence of cross-attention layers
   bool explain = false;
   std::string engine = "raw";
   /// The engines' knobs offered as kvplan flags, by their first spelling ("--gpu-memory-utilization").

@@ -47,6 +47,45 @@ void load_model(const PlanOptions& o, PlanRequest& q) {
   q.model = load_preset(o.model);
 }
 
+// --weights SIZE and --encoder-tokens N: the model as the user states it, on a copy of the spec.
+void apply_model_overrides(const PlanOptions& o, PlanRequest& q) {
+  if (o.weights.empty() && o.encoder_tokens.empty()) {
+    return;
+  }
+  auto m = std::make_shared<ModelSpec>(*q.model.spec);
+  if (!o.weights.empty()) {
+    m->params.stated_bytes = parse_size("--weights", o.weights).bytes;
+    m->params.stated_params = std::max<std::uint64_t>(m->params.total(), 1);
+    m->weights_note.clear();  // the stated size replaces the estimate, towers included
+  }
+  if (!o.encoder_tokens.empty()) {
+    const std::uint64_t tokens = parse_tokens("--encoder-tokens", o.encoder_tokens);
+    bool any = false;
+    for (LayerGroup& g : m->layers) {
+      const bool cross = std::visit(overloaded{
+                                        [&](CrossAttention& c) {
+                                          c.encoder_tokens = tokens;
+                                          return true;
+                                        },
+                                        [](FullAttention&) { return false; },
+                                        [](SlidingWindow&) { return false; },
+                                        [](LatentAttention&) { return false; },
+                                        [](RecurrentState&) { return false; },
+                                        [](ChunkedLocal&) { return false; },
+                                        [](SharedKV&) { return false; },
+                                        [](IndexerCache&) { return false; },
+                                        [](NoCache&) { return false; },
+                                    },
+                                    g.spec);
+      any = any || cross;
+    }
+    if (!any) {
+      throw Error(fmt::format("--encoder-tokens: {} has no cross-attention layers; leave it out", m->name));
+    }
+  }
+  q.model.spec = std::move(m);
+}
+
 void load_memory(const PlanOptions& o, PlanRequest& q) {
   if (!o.gpu.empty() && !o.vram.empty()) {
     throw Error("give --gpu NAME or --vram SIZE, not both");
@@ -221,6 +260,11 @@ void setup_plan(CLI::App& app, PlanOptions& o, const std::vector<std::string>* o
   app.add_option("--batch,-b,--concurrency", o.batch,
                  "Concurrent sequences; with --seq-len, answers 'does this fit?', the smallest engine knob that serves "
                  "it, and the fewest GPUs of --gpu's type that do");
+  app.add_option("--weights", o.weights,
+                 "The checkpoint's size (e.g. 140GB, from its safetensors), instead of parameters × bytes per weight");
+  app.add_option("--encoder-tokens", o.encoder_tokens,
+                 "Encoder tokens per sequence that cross-attention layers hold (default: the config's image or "
+                 "audio token count)");
   app.add_option("--max-model-len", o.max_model_len,
                  "Longest sequence the server accepts (default: the model's max_position_embeddings)");
   app.add_option("--format,-f", o.format, "Output: table, json, csv or markdown (default table)");
@@ -254,6 +298,7 @@ PlanRequest plan_request(const PlanOptions& o) {
   q.engine = choice.engine;
   q.version = choice.version;
   load_model(o, q);
+  apply_model_overrides(o, q);
   load_memory(o, q);
   load_parallelism(o, q);
   if (o.kv_dtype != "auto") {

@@ -2,6 +2,7 @@
 #include "kvplan/formula.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <variant>
 
 #include "kvplan/units.hpp"
@@ -128,6 +129,14 @@ std::uint64_t model_fixed_bytes_per_sequence(const ModelSpec& m, const DType& kv
 }
 
 std::uint64_t weight_bytes_per_gpu(const ParamCounts& p, const WeightFormat& w, std::uint32_t tp) noexcept {
+  if (p.stated_bytes > 0 && p.stated_params > 0) {
+    // --weights SIZE: this share of the stated checkpoint, in proportion to its parameters
+    // stated_bytes * total / stated_params in 128 bits: both counts reach 10^12
+    __extension__ using Wide = unsigned __int128;
+    const Wide share = static_cast<Wide>(p.stated_bytes) * p.total() / p.stated_params;
+    const std::uint64_t bytes = share > UINT64_MAX ? UINT64_MAX : static_cast<std::uint64_t>(share);
+    return ceil_div(bytes, std::max<std::uint32_t>(tp, 1));
+  }
   const std::uint64_t unquantized =
       tensor_bytes(w.embeddings, sat_add(sat_add(sat_add(p.embedding, p.lm_head), p.norms), p.vision));
   const std::uint64_t linear = sat_add(tensor_bytes(w.attention.value_or(w.linear), p.attention), tensor_bytes(w.linear, p.mlp));

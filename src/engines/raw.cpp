@@ -118,8 +118,12 @@ EnginePrediction Raw::predict(const EngineInputs& in) const {
     formats += fmt::format(", embeddings and norms in {}", in.weights.embeddings.name);
   }
   p.budget.push_back({"weights_bytes", "− Weights", Cell::bytes(b.weights_bytes),
-                      fmt::format("{:.2f}B params in {} / tp {}", static_cast<double>(m.params.total()) / 1e9, formats,
-                                  in.tensor_parallel)});
+                      m.params.stated_bytes > 0
+                          ? fmt::format("--weights {} for {:.2f}B params, this GPU's share / tp {}",
+                                        format_bytes(m.params.stated_bytes),
+                                        static_cast<double>(m.params.total()) / 1e9, in.tensor_parallel)
+                          : fmt::format("{:.2f}B params in {} / tp {}", static_cast<double>(m.params.total()) / 1e9,
+                                        formats, in.tensor_parallel)});
   if (k.has(reserve)) {
     p.budget.push_back({"reserved_bytes", "− Runtime reserve", Cell::bytes(reserved), "--reserve"});
   } else {

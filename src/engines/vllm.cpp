@@ -352,6 +352,8 @@ EnginePrediction Vllm::predict(const EngineInputs& in) const {
     // Expert parallelism spreads the routed experts over every GPU of tp × dp (vLLM's EP group).
     ParamCounts experts;
     experts.experts = m.params.experts;
+    experts.stated_bytes = m.params.stated_bytes;
+    experts.stated_params = m.params.stated_params;
     const std::uint64_t expert_bytes = weight_bytes_per_gpu(experts, in.weights, in.tensor_parallel);
     sharded = sat_add(sat_sub(sharded, expert_bytes), ceil_div(expert_bytes, in.data_parallel));
   }

@@ -147,3 +147,19 @@ TEST_CASE("saturating arithmetic never wraps", "[units]") {
   huge.batch = kSaturated / 2;
   CHECK(kv_cache_bytes_per_gpu(m, huge) == kSaturated);
 }
+
+TEST_CASE("a stated checkpoint size (--weights) is shared in proportion to parameters", "[formula][weights]") {
+  // 70,553,706,496 parameters (kvplan's count for Llama-3.1-70B: 'kvplan models show llama-3.1-70b') stated
+  // as 141,107,412,992 B (2 B each): tp 4 holds a quarter; a stage with half the parameters, half.
+  ParamCounts whole;
+  whole.attention = 70'553'706'496;  // all in one component: only the total matters here
+  whole.stated_bytes = 141'107'412'992;
+  whole.stated_params = whole.total();
+  const DType& fp8 = *find_dtype(weight_dtypes(), "fp8");
+  const WeightFormat any{fp8, fp8, fp8, {}};  // ignored: the stated size wins
+  CHECK(weight_bytes_per_gpu(whole, any, 1) == 141'107'412'992);
+  CHECK(weight_bytes_per_gpu(whole, any, 4) == 35'276'853'248);
+  ParamCounts half = whole;
+  half.attention = whole.attention / 2;
+  CHECK(weight_bytes_per_gpu(half, any, 1) == 70'553'706'496);
+}
