@@ -53,6 +53,10 @@ std::uint64_t kv_cache_bytes_total(const ModelSpec& m, const Deployment& d) noex
 /// grows with length (full, MLA, and sliding layers until their window fills).
 std::uint64_t model_kv_bytes_per_token(const ModelSpec& m, const DType& kv) noexcept;
 
+/// Bytes each further token adds once every sliding window and attention chunk is full: full
+/// attention, MLA and the indexer only (what a long context costs per token).
+std::uint64_t model_kv_bytes_per_token_past_windows(const ModelSpec& m, const DType& kv) noexcept;
+
 /// Bytes per sequence that do not depend on its length (recurrent state), whole model, tp 1.
 std::uint64_t model_fixed_bytes_per_sequence(const ModelSpec& m, const DType& kv) noexcept;
 

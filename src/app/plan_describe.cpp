@@ -222,6 +222,10 @@ Section model_section(const PlanResult& x) {
   const std::uint64_t per_token = model_kv_bytes_per_token(m, kv);
   s.fields.push_back({"kv_bytes_per_token", "KV per token", Cell::bytes(per_token),
                       fmt::format("{} B at {} ({}), one sequence, tp 1", with_commas(per_token), kv.name, kv.note)});
+  if (const std::uint64_t past = model_kv_bytes_per_token_past_windows(m, kv); past != per_token) {
+    s.fields.push_back({"kv_bytes_per_token_past_windows", "KV per token, long context", Cell::bytes(past),
+                        "once every sliding window and chunk is full: full attention, MLA and indexer layers"});
+  }
   if (const std::uint64_t fixed = model_fixed_bytes_per_sequence(m, kv); fixed > 0) {
     s.fields.push_back({"fixed_bytes_per_sequence", "State per sequence", Cell::bytes(fixed),
                         "recurrent state and encoder tokens, independent of length"});

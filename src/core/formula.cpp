@@ -120,6 +120,28 @@ std::uint64_t model_kv_bytes_per_token(const ModelSpec& m, const DType& kv) noex
   return total;
 }
 
+std::uint64_t model_kv_bytes_per_token_past_windows(const ModelSpec& m, const DType& kv) noexcept {
+  std::uint64_t total = 0;
+  for (const LayerGroup& g : m.layers) {
+    const bool grows = std::visit(overloaded{
+                                      [](const FullAttention&) { return true; },
+                                      [](const SlidingWindow&) { return false; },  // its window is full
+                                      [](const LatentAttention&) { return true; },
+                                      [](const RecurrentState&) { return false; },
+                                      [](const ChunkedLocal&) { return false; },  // its chunk is full
+                                      [](const CrossAttention&) { return false; },
+                                      [](const SharedKV&) { return false; },
+                                      [](const IndexerCache&) { return true; },
+                                      [](const NoCache&) { return false; },
+                                  },
+                                  g.spec);
+    if (grows) {
+      total = sat_add(total, sat_mul(g.count, bytes_per_token(g.spec, kv, 1)));
+    }
+  }
+  return total;
+}
+
 std::uint64_t model_fixed_bytes_per_sequence(const ModelSpec& m, const DType& kv) noexcept {
   std::uint64_t total = 0;
   for (const LayerGroup& g : m.layers) {
