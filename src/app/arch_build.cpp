@@ -746,7 +746,7 @@ struct Reader {
     const auto* block = std::get_if<HObject>(&(*blocks)[layer].v);
     const HFields bf(*block, f.origin(), fmt::format("{}/block_configs/{}", f.pointer(), layer));
     const std::optional<HFields> attn = bf.child("attention");
-    const std::uint64_t group = attn->uint("n_heads_in_group", 1, kMaxHeads).value_or(1);
+    const std::uint64_t group = attn->require_uint("n_heads_in_group", 1, kMaxHeads);  // vLLM divides by it
     if (g.heads % group != 0) {
       attn->fail("n_heads_in_group", fmt::format("{} does not divide num_attention_heads {}", group, g.heads));
     }

@@ -85,3 +85,25 @@ TEST_CASE("Python's NaN and Infinity literals read as null, and error offsets st
   CHECK_THROWS_WITH(read(R"({"a": 1, x})"), Catch::StartsWith("test.json: not valid JSON (byte 10)"));
   CHECK_THROWS_WITH(read("NaN"), Catch::Contains("test.json:"));
 }
+
+TEST_CASE("issue #9's bad input: one line with the JSON path, nothing guessed", "[config][errors]") {
+  const std::string gemma3 =
+      R"({"model_type": "gemma3_text", "num_hidden_layers": 6, "num_attention_heads": 8, "num_key_value_heads": 4,
+          "head_dim": 256, "hidden_size": 2560, "intermediate_size": 10240, "vocab_size": 1000, "sliding_window": 1024)";
+  CHECK_THROWS_WITH(read(gemma3 + R"(, "sliding_window_pattern": 0})"),
+                    "test.json: /sliding_window_pattern: must be an integer in [1, 10000] (got 0)");
+  CHECK_THROWS_WITH(read(R"({"model_type": "gemma3", "text_config": 7})"),
+                    "test.json: /text_config: must be an object, not number");
+  const std::string nas =
+      R"({"model_type": "nemotron-nas", "num_hidden_layers": 2, "num_attention_heads": 8, "hidden_size": 256,
+          "vocab_size": 100, "block_configs": )";
+  CHECK_THROWS_WITH(read(nas + R"([{"attention": {}}, {"attention": {"n_heads_in_group": 2}}]})"),
+                    "test.json: /block_configs/0/attention/n_heads_in_group: is required");
+  CHECK_THROWS_WITH(read(nas + R"([{"attention": {"n_heads_in_group": 2}}]})"),
+                    "test.json: /block_configs: has 1 entries but num_hidden_layers is 2");
+  CHECK_THROWS_WITH(read(nas + R"([{"attention": {"n_heads_in_group": 3}}, {"attention": {"no_op": true}}]})"),
+                    "test.json: /block_configs/0/attention/n_heads_in_group: 3 does not divide num_attention_heads 8");
+  CHECK_THROWS_WITH(read(R"({"model_type": "nemotron_h", "num_attention_heads": 8, "hidden_size": 256, "vocab_size": 100,
+                             "hybrid_override_pattern": "MX*"})"),
+                    "test.json: /hybrid_override_pattern: letter 1 of 'X' is not M, *, - or E");
+}
