@@ -9,12 +9,17 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "kvplan/hparams.hpp"
 #include "kvplan/model.hpp"
 
 namespace kvplan {
 
 /// Reads a parsed config.json. `origin` prefixes every error ("models/x.json: config: ...").
 ModelSpec read_hf_config(const nlohmann::json& config, std::string_view name, std::string_view origin);
+
+/// Reads neutral hyper-parameters named with config.json's keys (kvplan/hparams.hpp), whatever
+/// file they came from: the config.json reader and the GGUF reader both end here.
+ModelSpec read_hparams(HObject top, std::string_view name, std::string_view origin);
 
 /// Parses JSON text (at most 16 MiB) and reads it; errors name `origin`.
 ModelSpec read_hf_config_text(std::string_view text, std::string_view name, std::string_view origin);

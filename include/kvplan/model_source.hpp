@@ -13,6 +13,9 @@ namespace kvplan {
 /// A config.json file or a folder holding one; `where` prefixes errors ("--config").
 ModelChoice load_config(const std::string& path, std::string_view where);
 
+/// A GGUF model file (or the first shard of a split one), read from its header.
+ModelChoice load_gguf(const std::string& path, std::string_view where);
+
 /// A built-in preset by name, alias or HF id; throws kvplan::Error with "did you mean".
 ModelChoice load_preset(std::string_view name);
 

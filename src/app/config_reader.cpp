@@ -176,7 +176,10 @@ ModelSpec read_hf_config(const json& config, std::string_view name, std::string_
     throw Error(fmt::format("{}: /: expected a JSON object", origin));
   }
   HValue root = to_hvalue(config);
-  HObject& top_object = std::get<HObject>(root.v);
+  return read_hparams(std::move(std::get<HObject>(root.v)), name, origin);
+}
+
+ModelSpec read_hparams(HObject top_object, std::string_view name, std::string_view origin) {
   const HFields top(top_object, std::string(origin), "");
   // A multimodal or wrapper config keeps the text backbone in text_config (Gemma 3, Mistral 3,
   // Qwen2.5-VL, Llama 4); a config with num_hidden_layers at the top is its own backbone.

@@ -10,6 +10,7 @@
 #include "kvplan/config_reader.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/files.hpp"
+#include "kvplan/gguf.hpp"
 #include "kvplan/gpus.hpp"
 #include "kvplan/quantity.hpp"
 #include "kvplan/text.hpp"
@@ -39,7 +40,25 @@ bool looks_like_path(const std::string& name) {
 
 }  // namespace
 
+ModelChoice load_gguf(const std::string& path, std::string_view where) {
+  GgufModel g = read_gguf(path, where);
+  ModelChoice c;
+  std::string types;
+  for (const auto& [type, bytes] : g.bytes_by_type) {
+    types += fmt::format("{}{} {}", types.empty() ? "" : ", ", type, format_bytes(bytes));
+  }
+  c.source = g.tensors > 0 ? fmt::format("GGUF {} ({} {}, {} tensors, {}: {})", path, g.shards, g.shards == 1 ? "file" : "shards",
+                                         g.tensors, format_bytes(g.tensor_bytes), types)
+                           : fmt::format("GGUF {} (architecture {}, no tensors)", path, g.architecture);
+  c.spec = std::make_shared<const ModelSpec>(std::move(g.spec));
+  c.id = path;
+  return c;
+}
+
 ModelChoice load_config(const std::string& path, std::string_view where) {
+  if (is_gguf_path(path)) {
+    return load_gguf(path, where);
+  }
   ModelChoice c;
   c.spec = std::make_shared<const ModelSpec>(
       read_hf_config_text(read_config_file(path, where), fs::path(path).filename().string(), path));
@@ -50,6 +69,9 @@ ModelChoice load_config(const std::string& path, std::string_view where) {
 }
 
 ModelChoice load_preset(std::string_view name) {
+  if (is_gguf_path(name)) {
+    return load_gguf(std::string(name), "--model");  // --model PATH.gguf
+  }
   const std::optional<PresetMatch> match = resolve_preset(name);
   const Preset& p = match ? *match->preset : find_preset(name);  // find_preset throws with "did you mean"
   ModelChoice c;

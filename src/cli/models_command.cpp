@@ -12,9 +12,11 @@
 #include "kvplan/dtype.hpp"
 #include "kvplan/files.hpp"
 #include "kvplan/formula.hpp"
+#include "kvplan/gguf.hpp"
 #include "kvplan/model_source.hpp"
 #include "kvplan/quantity.hpp"
 #include "kvplan/report.hpp"
+#include "kvplan/text.hpp"
 
 namespace kvplan::cli {
 namespace {
@@ -200,7 +202,7 @@ std::string compact_value(const nlohmann::json& v) {
                      n);
 }
 
-Document show_document(const Preset& p) {
+Document show_document(const Preset& p, const std::vector<std::pair<std::string, std::string>>* gguf_metadata = nullptr) {
   Document doc;
   doc.title = fmt::format("{}: {}", p.name, p.description);
   Section s;
@@ -246,6 +248,14 @@ Document show_document(const Preset& p) {
   }
   kinds.tables.push_back(std::move(t));
   kinds.notes.push_back("Config source: " + p.config_source);
+  if (gguf_metadata != nullptr) {
+    kinds.notes.push_back("GGUF metadata, one key per line (arrays by their length):");
+    for (const auto& [key, value] : *gguf_metadata) {
+      kinds.notes.push_back(fmt::format("  {}: {}", key, one_line(value.size() <= 200 ? value : value.substr(0, 200) + " …")));
+    }
+    doc.sections.push_back(std::move(kinds));
+    return doc;
+  }
   kinds.notes.push_back("config.json fields as used, one per line (long lists by their repeating unit):");
   const nlohmann::json config = nlohmann::json::parse(p.config_json);
   for (const auto& [key, value] : config.items()) {
@@ -284,6 +294,18 @@ int run_models(const ModelsOptions& o, std::ostream& out) {
     return 0;
   }
   std::error_code ec;
+  if (is_gguf_path(o.show)) {
+    const GgufModel g = read_gguf(o.show, "models show");
+    Preset p;
+    p.name = o.show;
+    p.hf_id = "-";
+    p.description = fmt::format("GGUF, architecture {}", g.architecture);
+    p.config_source = g.tensors > 0 ? fmt::format("{} tensors, {} of weights", g.tensors, format_bytes(g.tensor_bytes))
+                                    : std::string("no tensors (a vocabulary-only file)");
+    p.spec = g.spec;
+    render(show_document(p, &g.metadata), format, out);
+    return 0;
+  }
   if (std::filesystem::exists(o.show, ec)) {
     // A config.json, or a model folder holding one: what kvplan reads from it.
     const ModelChoice c = load_config(o.show, "models show");
