@@ -213,13 +213,13 @@ struct ArchName {
   std::string_view gguf;
   std::string_view model_type;
 };
-constexpr std::array<ArchName, 22> kArchNames{{
+constexpr std::array<ArchName, 21> kArchNames{{
     {"llama", "llama"},         {"qwen2", "qwen2"},         {"qwen3", "qwen3"},        {"qwen3moe", "qwen3_moe"},
     {"qwen2moe", "qwen2_moe"},  {"gemma", "gemma"},         {"gemma2", "gemma2"},      {"gemma3", "gemma3_text"},
     {"phi3", "phi3"},           {"command-r", "cohere"},    {"cohere2", "cohere2"},    {"starcoder2", "starcoder2"},
     {"granite", "granite"},     {"granitemoe", "granitemoe"}, {"olmo2", "olmo2"},      {"exaone", "exaone"},
     {"exaone4", "exaone4"},     {"gpt-oss", "gpt_oss"},     {"internlm2", "internlm2"}, {"stablelm", "stablelm"},
-    {"mistral3", "mistral"},    {"smollm3", "smollm3"},
+    {"smollm3", "smollm3"},
 }};
 
 // GGUF hyper-parameter keys (gguf-py constants.py Keys.LLM / Keys.Attention, "{arch}." prefixed)

@@ -297,9 +297,9 @@ int run_models(const ModelsOptions& o, std::ostream& out) {
   if (is_gguf_path(o.show)) {
     const GgufModel g = read_gguf(o.show, "models show");
     Preset p;
-    p.name = o.show;
+    p.name = std::filesystem::path(o.show).filename().string();  // the path itself is in the notes
     p.hf_id = "-";
-    p.description = fmt::format("GGUF, architecture {}", g.architecture);
+    p.description = fmt::format("GGUF {}, architecture {}", o.show, g.architecture);
     p.config_source = g.tensors > 0 ? fmt::format("{} tensors, {} of weights", g.tensors, format_bytes(g.tensor_bytes))
                                     : std::string("no tensors (a vocabulary-only file)");
     p.spec = g.spec;
@@ -314,7 +314,7 @@ int run_models(const ModelsOptions& o, std::ostream& out) {
       file /= "config.json";
     }
     Preset p;
-    p.name = file.string();
+    p.name = file.filename().string();  // the path itself is the config source below
     p.hf_id = "-";
     p.description = "config.json read from the file";
     p.config_source = file.string();
