@@ -147,7 +147,6 @@ std::string layer_list(const std::vector<std::uint32_t>& at) {
                        step == 2 ? std::string("2nd") : step == 3 ? std::string("3rd") : fmt::format("{}th", step), at[0]);
   }
   std::string out;
-  std::size_t shown = 0;
   for (std::size_t i = 0; i < at.size();) {
     std::size_t j = i;
     while (j + 1 < at.size() && at[j + 1] == at[j] + 1) {
@@ -157,10 +156,8 @@ std::string layer_list(const std::vector<std::uint32_t>& at) {
       return out + fmt::format(", … ({} layers)", at.size());
     }
     out += (out.empty() ? "" : ", ") + (j == i ? std::to_string(at[i]) : fmt::format("{}-{}", at[i], at[j]));
-    shown = j + 1;
     i = j + 1;
   }
-  (void)shown;
   return out;
 }
 
