@@ -6,6 +6,7 @@
 // Engines' defaults apply to what the command line leaves out (tensor parallel 1).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -29,6 +30,26 @@ struct CommandContext {
 /// Reads one command line (already split into words). Throws kvplan::Error naming the flag for what
 /// cannot be read; unknown flags are warnings in the request (errors with `strict`).
 PlanRequest read_command_line(std::span<const std::string> words, const CommandContext& ctx);
+
+/// A container as a manifest declares it (Kubernetes, docker-compose): its image names the engine
+/// and version, `command` replaces the image's entrypoint (Kubernetes' rule; docker-compose's
+/// `entrypoint`), `args` follow it, its environment holds the literal values and `gpus` the devices
+/// it is given (nvidia.com/gpu). The words are the container's, already split and substituted.
+struct ContainerLaunch {
+  std::string image;
+  std::vector<std::string> command;        // replaces the image's entrypoint when `replaces_entrypoint`
+  bool replaces_entrypoint = false;
+  std::vector<std::string> args;
+  std::vector<std::pair<std::string, std::string>> env;
+  std::optional<std::uint32_t> gpus;
+};
+
+/// Reads a container's launch as read_command_line reads `docker run IMAGE ...`.
+PlanRequest read_container(const ContainerLaunch& launch, const CommandContext& ctx);
+
+/// Whether `words` (after environment assignments, `exec`, `sudo`, `env`) start an engine's server:
+/// a manifest's shell script runs several commands and one of them is the engine.
+bool runs_engine(std::span<const std::string> words);
 
 /// Splits a shell command line into words as sh would for a literal command: quotes, backslashes,
 /// line continuations; no expansion. Throws kvplan::Error on an unterminated quote.

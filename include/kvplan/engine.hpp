@@ -171,6 +171,18 @@ struct FlagClass {
   std::string source;
 };
 
+/// A Helm chart whose values run this engine (the vLLM production-stack): the values key that marks
+/// it, the key of the engine's settings in each model entry, and which of those keys its templates
+/// render into which flag. The chart's other keys (the model, image, replicas, GPUs) are read by the
+/// manifest reader.
+struct ChartValues {
+  std::string_view section;      // the top-level values key: "servingEngineSpec"
+  std::string_view models;       // the list of models under it: "modelSpec"
+  std::string_view config;       // each model's engine settings: the key under a modelSpec entry
+  std::span<const std::pair<std::string_view, std::string_view>> flags;  // settings key -> flag
+  std::string_view source;       // the template and commit the mapping was read from
+};
+
 /// Where an engine's command line starts its arguments, once its program is recognised.
 struct CommandForm {
   std::size_t args_start = 0;              // index of the first argument after the program
@@ -245,6 +257,8 @@ class Engine {
     (void)argv;
     return std::nullopt;
   }
+  /// A Helm chart that runs this engine, read from its values file (nullopt: none).
+  [[nodiscard]] virtual std::optional<ChartValues> chart_values() const { return std::nullopt; }
   /// For a container image of this engine ("vllm/vllm-openai:v0.11.0"): the version its tag names
   /// ("" for latest or an unversioned tag), or nullopt when the image is not this engine's.
   [[nodiscard]] virtual std::optional<std::string> image_version(std::string_view image) const {

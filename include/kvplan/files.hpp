@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 #include <string_view>
 
@@ -23,6 +24,9 @@ inline constexpr std::size_t kMaxTraceColumns = 256;               // a trace CS
 /// regular file, larger than the bound (checked on the bytes read, not only the size the file
 /// system reports), or unreadable (with the system's reason).
 std::string read_bounded_file(const std::string& path, std::uint64_t max_bytes, std::string_view kind);
+
+/// A whole stream (standard input), bounded like a file; `kind` names it in errors.
+std::string read_bounded_stream(std::istream& in, std::uint64_t max_bytes, std::string_view kind);
 
 /// Checks what read_bounded_file checks, without reading (for inputs read as a stream).
 void check_input_file(const std::string& path, std::uint64_t max_bytes, std::string_view kind);

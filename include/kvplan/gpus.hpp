@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -29,5 +30,29 @@ struct GpuChoice {
 /// "H100", "h100-sxm", "H200x8", "8xH200", "4 x A100-80GB", "H100:8", "RTX 4090": throws
 /// kvplan::Error with "did you mean", drawn from GPUs of the same vendor and class as the text.
 GpuChoice parse_gpu(std::string_view text);
+
+}  // namespace kvplan
+
+namespace kvplan {
+
+/// A GPU named by a Kubernetes node label or a cloud instance type (docs/ci.md lists the keys and
+/// docs/gpus.md the sources of every value).
+struct GpuLabel {
+  const GpuSpec* gpu = nullptr;
+  std::uint32_t per_node = 0;        // GPUs per node, where an instance type says it (0: unknown)
+};
+
+/// The GPU of a node label: nvidia.com/gpu.product (GPU Feature Discovery: the name nvidia-smi
+/// prints, spaces as dashes), cloud.google.com/gke-accelerator, karpenter.k8s.aws/instance-gpu-name,
+/// node.kubernetes.io/instance-type (and its beta. form). nullopt when `key` is not one of them;
+/// kvplan::Error naming the key when the value is none kvplan knows.
+std::optional<GpuLabel> gpu_from_label(std::string_view key, std::string_view value);
+
+/// A SkyPilot accelerator name ("H100", "A100-80GB", "L4"; SkyPilot's "A100" is the 40 GB part).
+const GpuSpec* gpu_from_skypilot(std::string_view name);
+
+/// The GPU a driver reports by name (nvidia-smi --query-gpu=name, torch.cuda.get_device_name):
+/// "NVIDIA H100 80GB HBM3", "Tesla T4"; nullptr when unknown.
+const GpuSpec* gpu_from_reported_name(std::string_view name);
 
 }  // namespace kvplan

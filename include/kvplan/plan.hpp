@@ -38,6 +38,7 @@ struct Hardware {
   std::string label;                       // "H100-SXM", "80GB"
   std::string detail;                      // how the size was understood
   std::optional<std::uint32_t> count;      // GPUs available, when stated (--gpu H100x4, CUDA_VISIBLE_DEVICES)
+  std::string count_key;                   // where a manifest states the count ("nvidia.com/gpu"); empty: --gpu
 };
 
 /// Where a request came from: fixes are spelled in its terms.

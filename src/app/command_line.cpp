@@ -77,19 +77,66 @@ struct Prefix {
   std::vector<std::string> command;            // the engine's program and its arguments
 };
 
+// The container's part of a prefix: the image names the engine and its version, and its entrypoint
+// runs first unless the words already start an engine's program (or replace the entrypoint).
+void apply_image(Prefix& p, std::string image, std::optional<std::string> entrypoint, bool replaces_entrypoint,
+                 std::vector<std::string> rest) {
+  p.image = std::move(image);
+  for (const Engine* e : all_engines()) {
+    if (auto v = e->image_version(p.image)) {
+      p.image_engine = e;
+      p.image_version = std::move(v);
+      break;
+    }
+  }
+  bool program = false;
+  for (const Engine* e : all_engines()) {
+    program = program || e->command_form(rest).has_value();
+  }
+  if (!program && !replaces_entrypoint) {
+    // The image's entrypoint runs first: `docker run vllm/vllm-openai:v0.11.0 --model X` is `vllm serve --model X`.
+    std::vector<std::string> entry;
+    if (entrypoint) {
+      entry = {*entrypoint};
+    } else if (p.image_engine != nullptr) {
+      entry = p.image_engine->image_entrypoint(p.image);
+    }
+    rest.insert(rest.begin(), entry.begin(), entry.end());
+  }
+  p.command = std::move(rest);
+}
+
+// CUDA_VISIBLE_DEVICES and its kin say how many GPUs the engine sees.
+void apply_visible_devices(Prefix& p) {
+  for (const auto& [name, value] : p.env) {
+    if (name == "CUDA_VISIBLE_DEVICES" || name == "HIP_VISIBLE_DEVICES" || name == "ROCR_VISIBLE_DEVICES" ||
+        (name == "NVIDIA_VISIBLE_DEVICES" && value != "all" && value != "void" && value != "none")) {
+      p.gpus = visible_devices(value);
+    }
+  }
+}
+
+// Assignments, `sudo`, `env` and `exec` before the program.
+std::size_t skip_assignments(std::span<const std::string> words, Prefix* p) {
+  std::size_t i = 0;
+  while (i < words.size() &&
+         (words[i] == "sudo" || words[i] == "env" || words[i] == "exec" || env_assignment(words[i]))) {
+    if (p != nullptr && env_assignment(words[i])) {
+      const std::size_t eq = words[i].find('=');
+      p->env.emplace_back(words[i].substr(0, eq), words[i].substr(eq + 1));
+    }
+    ++i;
+  }
+  return i;
+}
+
 Prefix strip_prefix(std::span<const std::string> words) {
   Prefix p;
-  std::size_t i = 0;
+  std::size_t i = skip_assignments(words, &p);
   auto take_env = [&](const std::string& w) {
     const std::size_t eq = w.find('=');
     p.env.emplace_back(w.substr(0, eq), w.substr(eq + 1));
   };
-  while (i < words.size() && (words[i] == "sudo" || words[i] == "env" || env_assignment(words[i]))) {
-    if (env_assignment(words[i])) {
-      take_env(words[i]);
-    }
-    ++i;
-  }
   const bool docker = i < words.size() && (base(words[i]) == "docker" || base(words[i]) == "podman" ||
                                            base(words[i]) == "nerdctl");
   if (docker) {
@@ -129,39 +176,13 @@ Prefix strip_prefix(std::span<const std::string> words) {
     if (i >= words.size()) {
       throw Error("docker run: no image");
     }
-    p.image = words[i++];
-    for (const Engine* e : all_engines()) {
-      if (auto v = e->image_version(p.image)) {
-        p.image_engine = e;
-        p.image_version = std::move(v);
-        break;
-      }
-    }
-    std::vector<std::string> rest(words.begin() + static_cast<std::ptrdiff_t>(i), words.end());
-    bool program = false;
-    for (const Engine* e : all_engines()) {
-      program = program || e->command_form(rest).has_value();
-    }
-    if (!program) {
-      // The image's entrypoint runs first: `docker run vllm/vllm-openai:v0.11.0 --model X` is `vllm serve --model X`.
-      std::vector<std::string> entry;
-      if (entrypoint) {
-        entry = {*entrypoint};
-      } else if (p.image_engine != nullptr) {
-        entry = p.image_engine->image_entrypoint(p.image);
-      }
-      rest.insert(rest.begin(), entry.begin(), entry.end());
-    }
-    p.command = std::move(rest);
+    std::string image = words[i++];
+    apply_image(p, std::move(image), entrypoint, false,
+                std::vector<std::string>(words.begin() + static_cast<std::ptrdiff_t>(i), words.end()));
   } else {
     p.command.assign(words.begin() + static_cast<std::ptrdiff_t>(i), words.end());
   }
-  for (const auto& [name, value] : p.env) {
-    if (name == "CUDA_VISIBLE_DEVICES" || name == "HIP_VISIBLE_DEVICES" || name == "ROCR_VISIBLE_DEVICES" ||
-        (name == "NVIDIA_VISIBLE_DEVICES" && value != "all")) {
-      p.gpus = visible_devices(value);
-    }
-  }
+  apply_visible_devices(p);
   return p;
 }
 
@@ -282,7 +303,11 @@ std::string command_label(std::span<const std::string> words) {
   return cmd.empty() ? std::string() : cmd.front();
 }
 
-PlanRequest read_command_line(std::span<const std::string> words, const CommandContext& ctx) {
+namespace {
+
+PlanRequest read_prefixed(const Prefix& pre, const CommandContext& ctx);
+
+void check_size(std::span<const std::string> words, const CommandContext& ctx) {
   std::size_t chars = 0;
   for (const std::string& w : words) {
     chars += w.size() + 1;
@@ -292,7 +317,45 @@ PlanRequest read_command_line(std::span<const std::string> words, const CommandC
                             "characters",
                             ctx.origin.empty() ? "check" : ctx.origin, words.size(), chars, kMaxWords, kMaxChars));
   }
-  const Prefix pre = strip_prefix(words);
+}
+
+}  // namespace
+
+PlanRequest read_command_line(std::span<const std::string> words, const CommandContext& ctx) {
+  check_size(words, ctx);
+  return read_prefixed(strip_prefix(words), ctx);
+}
+
+PlanRequest read_container(const ContainerLaunch& launch, const CommandContext& ctx) {
+  std::vector<std::string> words = launch.command;
+  words.insert(words.end(), launch.args.begin(), launch.args.end());
+  check_size(words, ctx);
+  Prefix p;
+  p.env = launch.env;
+  // A shell-free command may still start with assignments (`env VAR=1 vllm serve`).
+  const std::size_t skip = skip_assignments(words, &p);
+  words.erase(words.begin(), words.begin() + static_cast<std::ptrdiff_t>(skip));
+  apply_image(p, launch.image, std::nullopt, launch.replaces_entrypoint,
+              std::move(words));
+  p.gpus = launch.gpus;
+  apply_visible_devices(p);
+  return read_prefixed(p, ctx);
+}
+
+bool runs_engine(std::span<const std::string> words) {
+  const std::size_t skip = skip_assignments(words, nullptr);
+  const std::span<const std::string> rest = words.subspan(skip);
+  for (const Engine* e : all_engines()) {
+    if (e->command_form(rest)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+namespace {
+
+PlanRequest read_prefixed(const Prefix& pre, const CommandContext& ctx) {
   const std::vector<std::string>& cmd = pre.command;
   const Engine* engine = nullptr;
   std::optional<CommandForm> form;
@@ -534,6 +597,8 @@ PlanRequest read_command_line(std::span<const std::string> words, const CommandC
   }
   return q;
 }
+
+}  // namespace
 
 std::vector<std::string> shell_words(std::string_view line) {
   std::vector<std::string> out;

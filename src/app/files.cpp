@@ -69,6 +69,21 @@ std::string read_bounded_file(const std::string& path, std::uint64_t max_bytes, 
   return text;
 }
 
+std::string read_bounded_stream(std::istream& in, std::uint64_t max_bytes, std::string_view kind) {
+  std::string text;
+  char buffer[1 << 16];
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+    text.append(buffer, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > max_bytes) {
+      throw Error(fmt::format("{}: larger than the limit of {} (docs/limits.md)", kind, format_bytes(max_bytes)));
+    }
+  }
+  if (in.bad()) {
+    throw Error(fmt::format("cannot read {}: an I/O error", kind));
+  }
+  return text;
+}
+
 void write_file_atomically(const std::string& path, std::string_view content, std::string_view what) {
   const fs::path target(path);
   std::random_device seed;

@@ -100,9 +100,13 @@ std::string spell_command(const Change& c, const PlanResult& x) {
     const auto k = knob_for(e, t);
     return k ? first_spelling(e.knobs()[*k].flags) : std::string(fallback);
   };
+  const std::string& key = x.request.hardware.count_key;
+  auto check_with = [&](std::uint64_t gpus) {
+    return key.empty() ? fmt::format("check it with --gpu {}x{}", gpu_name(x), gpus)
+                       : fmt::format("{}: {} in the manifest", key, gpus);
+  };
   auto more_gpus = [&](std::uint32_t gpus) {
-    return gpus > x.r.gpus_available ? fmt::format(" on {} GPUs (check it with --gpu {}x{})", gpus, gpu_name(x), gpus)
-                                     : std::string();
+    return gpus > x.r.gpus_available ? fmt::format(" on {} GPUs ({})", gpus, check_with(gpus)) : std::string();
   };
   switch (c.kind) {
     case Change::Kind::max_model_len:
@@ -112,7 +116,7 @@ std::string spell_command(const Change& c, const PlanResult& x) {
     case Change::Kind::gpus:
       return fmt::format("{} {}{}", flag(Target::dp, "--data-parallel-size"), c.value, more_gpus(gpus_after(x, c)));
     case Change::Kind::gpu_count:
-      return fmt::format("run it on {} GPUs (check it with --gpu {}x{})", c.value, gpu_name(x), c.value);
+      return fmt::format("run it on {} GPUs ({})", c.value, check_with(c.value));
     case Change::Kind::weights:
       if (c.dtype->name == "fp8" && knob_for(e, Target::weights)) {
         return "--quantization fp8 (or an FP8 checkpoint of the model)";

@@ -10,6 +10,7 @@
 #include "deployment.hpp"
 #include "kvplan/command_line.hpp"
 #include "kvplan/error.hpp"
+#include "kvplan/files.hpp"
 #include "kvplan/model_source.hpp"
 #include "kvplan/quantity.hpp"
 #include "kvplan/text.hpp"
@@ -29,6 +30,7 @@ struct Outcome {
   std::uint64_t required = 1;           // concurrency with the margin
   std::string summary;
   std::string fix;
+  std::vector<std::string> notes;       // a manifest's: where the GPU, the model and the demand came from
 };
 
 std::string engine_words(const PlanRequest& q) {
@@ -36,11 +38,60 @@ std::string engine_words(const PlanRequest& q) {
                                           : fmt::format("{} {}", q.engine_ref().display(), q.version.text);
 }
 
+// The line a finding points at: the flag that decides the verdict (tensor parallelism for weights
+// that do not fit, the context length for the start-up check and capacity, the concurrency cap),
+// or the container's args when that flag is missing (a missing --tensor-parallel-size).
+std::uint32_t finding_line(const Deployment& d, const PlanResult& r) {
+  if (d.flag_lines.empty()) {
+    return d.line;
+  }
+  const Engine& e = d.request.engine_ref();
+  std::optional<Target> target;
+  std::optional<std::size_t> knob;
+  switch (r.verdict.cause) {
+    case Cause::gpus:
+    case Cause::weights:
+    case Cause::no_kv_memory:
+      target = Target::tp;
+      break;
+    case Cause::startup_too_long:
+    case Cause::too_long:
+    case Cause::capacity:
+      target = Target::max_model_len;
+      break;
+    case Cause::concurrency_cap:
+      knob = e.cap_knob();
+      break;
+    case Cause::fits:
+    case Cause::refused:
+      break;
+  }
+  std::vector<std::string> spellings;
+  const std::span<const Knob> knobs = e.knobs();
+  for (std::size_t i = 0; i < knobs.size(); ++i) {
+    if ((knob && *knob == i) || (target && knobs[i].target == *target)) {
+      for (std::string_view rest = knobs[i].flags; !rest.empty();) {
+        const std::size_t sp = rest.find(' ');
+        spellings.emplace_back(rest.substr(0, sp));
+        rest = sp == std::string_view::npos ? std::string_view{} : rest.substr(sp + 1);
+      }
+    }
+  }
+  for (const auto& [word, line] : d.flag_lines) {
+    const std::string name = e.normalize_flag(word.substr(0, word.find('=')));
+    if (std::find(spellings.begin(), spellings.end(), name.substr(0, name.find(' '))) != spellings.end()) {
+      return line;
+    }
+  }
+  return d.args_line != 0 ? d.args_line : d.line;
+}
+
 Outcome check_one(Deployment d, std::uint32_t margin_ppm) {
   Outcome o;
   o.origin = d.origin;
   o.name = d.name;
   o.line = d.line;
+  o.notes = d.notes;
   o.concurrency = d.concurrency;
   // ceil(concurrency × (1 + margin)), exact in integers (concurrency <= 10^7, margin <= 10^6 ppm).
   o.required = ceil_div(d.concurrency * (1'000'000 + std::uint64_t{margin_ppm}), 1'000'000);
@@ -76,6 +127,7 @@ Outcome check_one(Deployment d, std::uint32_t margin_ppm) {
                           with_commas(f.total_concurrency), with_commas(f.seq_len));
     }
   }
+  o.line = finding_line(d, r);
   o.result = r;
   return o;
 }
@@ -107,7 +159,7 @@ void print_text(const std::vector<Outcome>& outcomes, std::ostream& out) {
     }
     if (!o.result) {
       ++errors;
-      out << "ERROR " << o.origin << ": " << o.error << '\n';
+      out << "ERROR " << o.origin << (o.name.empty() ? "" : " (" + o.name + ")") << ": " << o.error << '\n';
       continue;
     }
     const bool pass = o.result->verdict.fits;
@@ -119,6 +171,9 @@ void print_text(const std::vector<Outcome>& outcomes, std::ostream& out) {
     out << ": " << o.summary << '\n';
     if (!o.fix.empty()) {
       out << "     fix: " << o.fix << '\n';
+    }
+    for (const std::string& n : o.notes) {
+      out << "     note: " << n << '\n';
     }
   }
   out << fmt::format("{} passed, {} failed{}\n", passed, failed, errors > 0 ? fmt::format(", {} unreadable", errors) : "");
@@ -136,7 +191,10 @@ void print_github(const std::vector<Outcome>& outcomes, std::ostream& out) {
       continue;
     }
     const bool pass = o.result->verdict.fits;
-    const std::string message = o.summary + (o.fix.empty() ? "" : "\nfix: " + o.fix);
+    std::string message = o.summary + (o.fix.empty() ? "" : "\nfix: " + o.fix);
+    for (const std::string& n : o.notes) {
+      message += "\nnote: " + n;
+    }
     out << (pass ? "::notice" : "::error") << " file=" << gh_property(o.origin) << ",line=" << o.line
         << ",title=kvplan check " << (pass ? "passed" : "failed") << "::" << gh_data(message) << '\n';
   }
@@ -167,7 +225,9 @@ void print_json(const std::vector<Outcome>& outcomes, std::ostream& out) {
     nlohmann::ordered_json e;
     e["origin"] = o.origin;
     e["name"] = o.name;
+    e["line"] = o.line;
     e["warnings"] = o.warnings;
+    e["notes"] = o.notes;
     if (!o.result) {
       ++errors;
       e["pass"] = false;
@@ -196,10 +256,81 @@ void print_json(const std::vector<Outcome>& outcomes, std::ostream& out) {
   out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
 }
 
+// SARIF 2.1.0 (OASIS, "Static Analysis Results Interchange Format"), as GitHub code scanning reads
+// it: one run, the rules below, and a result per deployment (and per warning) at its file and line.
+void print_sarif(const std::vector<Outcome>& outcomes, std::ostream& out) {
+  using nlohmann::ordered_json;
+  struct Rule {
+    const char* id;
+    const char* text;
+    const char* level;
+  };
+  static constexpr Rule kRules[] = {
+      {"kvplan/does-not-fit", "The deployment does not fit in GPU memory: the engine would fail to start or run out "
+                              "of KV cache for the required load",
+       "error"},
+      {"kvplan/unreadable", "kvplan could not read the deployment", "error"},
+      {"kvplan/uncertain", "A setting changes memory in a way kvplan does not model, or a value is not literal",
+       "warning"},
+      {"kvplan/fits", "The deployment fits", "none"},
+  };
+  ordered_json rules = ordered_json::array();
+  for (const Rule& r : kRules) {
+    ordered_json rule;
+    rule["id"] = r.id;
+    rule["shortDescription"]["text"] = r.text;
+    rule["defaultConfiguration"]["level"] = r.level;
+    rules.push_back(std::move(rule));
+  }
+  ordered_json results = ordered_json::array();
+  auto result = [&](std::size_t rule, const std::string& text, const Outcome& o, bool pass) {
+    ordered_json x;
+    x["ruleId"] = kRules[rule].id;
+    x["ruleIndex"] = rule;
+    if (pass) {
+      x["kind"] = "pass";
+    }
+    x["level"] = kRules[rule].level;
+    x["message"]["text"] = text;
+    ordered_json loc;
+    loc["physicalLocation"]["artifactLocation"]["uri"] = o.origin == "-" ? std::string("stdin") : o.origin;
+    loc["physicalLocation"]["region"]["startLine"] = o.line;
+    x["locations"] = ordered_json::array({loc});
+    results.push_back(std::move(x));
+  };
+  for (const Outcome& o : outcomes) {
+    const std::string who = o.name.empty() ? "" : o.name + ": ";
+    for (const std::string& w : o.warnings) {
+      result(2, w, o, false);
+    }
+    if (!o.result) {
+      result(1, who + o.error, o, false);
+      continue;
+    }
+    std::string message = who + o.summary + (o.fix.empty() ? "" : ". Fix: " + o.fix);
+    for (const std::string& n : o.notes) {
+      message += ". " + n;
+    }
+    result(o.result->verdict.fits ? 3 : 0, message, o, o.result->verdict.fits);
+  }
+  ordered_json j;
+  j["$schema"] = "https://json.schemastore.org/sarif-2.1.0.json";
+  j["version"] = "2.1.0";
+  ordered_json run;
+  run["tool"]["driver"]["name"] = "kvplan";
+  run["tool"]["driver"]["version"] = std::string(version()).substr(std::string(version()).find(' ') + 1);
+  run["tool"]["driver"]["rules"] = std::move(rules);
+  run["results"] = std::move(results);
+  j["runs"] = ordered_json::array({std::move(run)});
+  out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+}
+
 }  // namespace
 
 void setup_check(CLI::App& app, CheckOptions& o) {
-  app.add_option("files", o.files, "Deployment files (JSON); see docs/ci.md for the format");
+  app.add_option("files", o.files,
+                 "Deployment files: kvplan's JSON, or YAML manifests (Kubernetes, Helm output, KServe, LeaderWorkerSet, "
+                 "production-stack values, docker-compose, SkyPilot); - reads standard input (docs/ci.md)");
   app.add_option("--gpu,-g", o.gpu, "For an engine command line: the GPU it runs on, with its count (H100x4)");
   app.add_option("--vram", o.vram, "For an engine command line: memory per GPU instead of --gpu");
   app.add_option("--model,-m", o.model, "For an engine command line: the model's built-in name (when it names a file kvplan cannot read)");
@@ -208,7 +339,7 @@ void setup_check(CLI::App& app, CheckOptions& o) {
   app.add_option("--seq-len,-s", o.seq_len, "For an engine command line: tokens per request (default: the longest it "
                                             "accepts)");
   app.add_option("--margin", o.margin, "Demand headroom: serve this much more concurrency, e.g. 5% (default 0)");
-  app.add_option("--format,-f", o.format, "Output: text, json or github (Actions annotations)");
+  app.add_option("--format,-f", o.format, "Output: text, json, github (Actions annotations) or sarif (code scanning)");
   app.add_option("--weight-dtype", o.weight_dtype,
                  "For an engine command line: how the checkpoint's weights are stored (fp8, int4, ...), when the command "
                  "line does not say");
@@ -219,25 +350,100 @@ void setup_check(CLI::App& app, CheckOptions& o) {
 }
 
 int run_check(const CheckOptions& o, std::ostream& out, std::ostream& err) {
-  (void)err;
-  if (o.format != "text" && o.format != "json" && o.format != "github") {
-    throw Error(fmt::format("check: unknown format {}{} (expected text, json or github)", quote_input(o.format),
-                            did_you_mean(o.format, {"text", "json", "github"})));
+  if (o.format != "text" && o.format != "json" && o.format != "github" && o.format != "sarif") {
+    throw Error(fmt::format("check: unknown format {}{} (expected text, json, github or sarif)", quote_input(o.format),
+                            did_you_mean(o.format, {"text", "json", "github", "sarif"})));
   }
   const std::uint32_t margin = o.margin.empty() ? 0 : parse_fraction_ppm("--margin", o.margin);
   if (o.files.empty() && o.command.empty()) {
     throw Error("check: nothing to check; give deployment files, or '-- ' and an engine's command line (see docs/ci.md)");
   }
   std::vector<Outcome> outcomes;
+  std::vector<std::string> empty_files;  // manifests with nothing to check
+  std::optional<ManifestOptions> manifest_options;
+  auto manifest_opts = [&]() -> const ManifestOptions& {
+    if (!manifest_options) {
+      ManifestOptions m;
+      if (!o.gpu.empty() && !o.vram.empty()) {
+        throw Error("check: give --gpu NAME or --vram SIZE, not both");
+      }
+      if (!o.gpu.empty()) {
+        m.gpu = hardware_from_gpu(o.gpu);
+      } else if (!o.vram.empty()) {
+        m.gpu = hardware_from_vram(o.vram);
+      }
+      if (!o.config.empty()) {
+        m.model = load_config(o.config, "--config");
+      } else if (!o.model.empty()) {
+        m.model = load_preset(o.model);
+      }
+      if (!o.concurrency.empty()) {
+        m.concurrency = parse_count("--concurrency", o.concurrency, 10'000'000);
+      }
+      if (!o.seq_len.empty()) {
+        m.context_length = parse_tokens("--seq-len", o.seq_len);
+      }
+      m.strict = o.strict;
+      manifest_options = std::move(m);
+    }
+    return *manifest_options;
+  };
   for (const std::string& f : o.files) {
     try {
-      outcomes.push_back(check_one(read_deployment_file(f, o.strict), margin));
+      std::string text;
+      if (f == "-") {
+        if (o.input == nullptr) {
+          throw Error("check: no standard input to read");
+        }
+        text = read_bounded_stream(*o.input, kMaxDeploymentBytes, "standard input");
+      } else {
+        text = read_bounded_file(f, kMaxDeploymentBytes, "deployment file");
+      }
+      if (!is_manifest(f, text)) {
+        outcomes.push_back(check_one(read_deployment_text(text, f, o.strict), margin));
+        continue;
+      }
+      const std::vector<ManifestEntry> entries = read_manifest_text(text, f, manifest_opts());
+      if (entries.empty()) {
+        empty_files.push_back(f == "-" ? "standard input" : f);
+      }
+      for (const ManifestEntry& m : entries) {
+        if (m.deployment) {
+          Outcome x = check_one(*m.deployment, margin);
+          x.warnings.insert(x.warnings.begin(), m.warnings.begin(), m.warnings.end());
+          outcomes.push_back(std::move(x));
+        } else {
+          Outcome bad;
+          bad.origin = m.origin;
+          bad.name = m.name;
+          bad.line = m.line;
+          bad.warnings = m.warnings;
+          bad.error = m.error;
+          outcomes.push_back(std::move(bad));
+        }
+      }
     } catch (const Error& e) {
       Outcome bad;
       bad.origin = f;
       bad.error = one_line(e.what());
       outcomes.push_back(std::move(bad));
     }
+  }
+  for (const std::string& f : empty_files) {
+    err << fmt::format("kvplan: warning: {}: no serving container (no image or command of an engine kvplan reads); "
+                       "nothing to check there\n",
+                       f);
+  }
+  if (outcomes.empty() && o.command.empty()) {
+    std::string forms;
+    for (const Engine* e : all_engines()) {
+      for (std::string_view f : e->command_examples()) {
+        forms += (forms.empty() ? "" : ", ") + std::string(f);
+      }
+    }
+    throw Error(fmt::format("check: nothing to check in {}: no serving container (kvplan reads containers that run "
+                            "{}, or an engine's image)",
+                            o.files.size() == 1 ? empty_files.front() : "these files", forms));
   }
   if (!o.command.empty()) {
     const std::string label = command_label(o.command);
@@ -291,13 +497,15 @@ int run_check(const CheckOptions& o, std::ostream& out, std::ostream& err) {
       outcomes.push_back(std::move(bad));
     }
   }
-  if (o.files.size() == 1 && o.command.empty() && !outcomes.front().result) {
+  if (outcomes.size() == 1 && o.command.empty() && !outcomes.front().result) {
     throw Error(outcomes.front().error);  // one file, unreadable: one error line, exit 2
   }
   if (o.format == "json") {
     print_json(outcomes, out);
   } else if (o.format == "github") {
     print_github(outcomes, out);
+  } else if (o.format == "sarif") {
+    print_sarif(outcomes, out);
   } else {
     print_text(outcomes, out);
   }

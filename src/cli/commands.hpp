@@ -53,6 +53,7 @@ struct CheckOptions {
   std::string weight_dtype, kv_dtype;  // what a command line leaves unsaid (a checkpoint's format)
   std::string engine;                  // the engine version a command line runs, when no image tag says it
   bool strict = false;
+  std::istream* input = nullptr;       // what "-" reads (standard input)
 };
 void setup_check(CLI::App& app, CheckOptions& o);
 int run_check(const CheckOptions& o, std::ostream& out, std::ostream& err);

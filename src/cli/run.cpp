@@ -2,6 +2,7 @@
 // "kvplan: error: <message>", exit 2. "Nothing fits" is not an error: the plan exits 1.
 #include <algorithm>
 #include <fmt/format.h>
+#include <iostream>
 #include <ostream>
 
 #include "commands.hpp"
@@ -106,6 +107,7 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       "check", "Will these deployments fit? Deployment files, or an engine's command line after '--'; exit 1 if any fails");
   if (wanted("check")) {
     setup_check(*check_cmd, check);
+    check.input = &std::cin;
   }
   PlanOptions emit;
   CLI::App* emit_cmd = app.add_subcommand("emit", "Print the engine's launch command that realizes the plan "

@@ -277,6 +277,7 @@ class Vllm final : public Engine {
                                                              "python -m vllm.entrypoints.openai.api_server ..."};
   std::optional<std::string> image_version(std::string_view image) const override;
   std::vector<std::string> image_entrypoint(std::string_view image) const override;
+  std::optional<ChartValues> chart_values() const override;
 };
 
 std::optional<std::string> Vllm::split_problem(const ModelSpec& m, std::uint32_t tp, std::uint32_t pp,
@@ -543,10 +544,37 @@ std::optional<CommandForm> Vllm::command_form(std::span<const std::string> argv)
 
 std::optional<std::string> Vllm::image_version(std::string_view image) const {
   const engines::Image i = engines::split_image(image);
-  if (i.repository != "vllm/vllm-openai" && i.repository != "vllm/vllm-openai-rocm" && i.repository != "rocm/vllm") {
+  // Images that run vLLM but whose tag is not vLLM's version: LMCache's build (the production-stack
+  // chart's default, lmcache/vllm-openai), KServe's huggingface runtime (kserve/huggingfaceserver,
+  // config/runtimes/kserve-huggingfaceserver.yaml; its server runs vLLM's engine with vLLM's flags).
+  if (i.repository == "lmcache/vllm-openai" || i.repository == "kserve/huggingfaceserver") {
+    return std::string();
+  }
+  // vLLM's own images, and rebuilds named after them (quay.io/rh-aiservices-bu/vllm-openai-ubi9:0.4.0),
+  // whose tags follow vLLM's versions.
+  const std::string_view repo(i.repository);
+  const std::string_view last = repo.substr(repo.find_last_of('/') == std::string_view::npos ? 0 : repo.find_last_of('/') + 1);
+  if (repo != "vllm/vllm-openai" && repo != "vllm/vllm-openai-rocm" && repo != "rocm/vllm" &&
+      last.substr(0, 11) != "vllm-openai") {
     return std::nullopt;
   }
-  return i.tag == "latest" || i.tag == "nightly" ? std::string() : i.tag;
+  return i.tag == "latest" || i.tag == "nightly" || i.tag.empty() ? std::string() : i.tag;
+}
+
+std::optional<ChartValues> Vllm::chart_values() const {
+  // vllm-project/production-stack helm/templates/deployment-vllm-multi.yaml (at f1f98227): each
+  // servingEngineSpec.modelSpec[] becomes a Deployment running `vllm serve MODELURL` with these
+  // vllmConfig keys as flags (then vllmConfig.extraArgs as written).
+  static constexpr std::pair<std::string_view, std::string_view> kFlags[] = {
+      {"maxModelLen", "--max-model-len"},
+      {"dtype", "--dtype"},
+      {"tensorParallelSize", "--tensor-parallel-size"},
+      {"maxNumSeqs", "--max-num-seqs"},
+      {"gpuMemoryUtilization", "--gpu_memory_utilization"},
+      {"maxLoras", "--max_loras"},
+  };
+  return ChartValues{"servingEngineSpec", "modelSpec", "vllmConfig", kFlags,
+                     "vllm-project/production-stack helm/templates/deployment-vllm-multi.yaml at f1f98227"};
 }
 
 std::vector<std::string> Vllm::image_entrypoint(std::string_view image) const {
