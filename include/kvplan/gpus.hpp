@@ -48,6 +48,10 @@ struct GpuLabel {
 /// kvplan::Error naming the key when the value is none kvplan knows.
 std::optional<GpuLabel> gpu_from_label(std::string_view key, std::string_view value);
 
+/// Karpenter's pair of labels: karpenter.k8s.aws/instance-gpu-name with instance-gpu-memory (MiB per
+/// GPU), which tells an A100 40 GB from an 80 GB one; nullptr when no catalog GPU has both.
+const GpuSpec* gpu_from_karpenter(std::string_view name, std::uint32_t mib);
+
 /// A SkyPilot accelerator name ("H100", "A100-80GB", "L4"; SkyPilot's "A100" is the 40 GB part).
 const GpuSpec* gpu_from_skypilot(std::string_view name);
 

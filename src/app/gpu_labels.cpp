@@ -279,6 +279,16 @@ std::optional<GpuLabel> gpu_from_label(std::string_view key, std::string_view va
   return std::nullopt;
 }
 
+const GpuSpec* gpu_from_karpenter(std::string_view name, std::uint32_t mib) {
+  const std::string v = to_lower(name);
+  for (const KarpenterGpu& g : kKarpenter) {
+    if (g.name == v && g.mib == mib) {
+      return by_name(g.gpu);
+    }
+  }
+  return nullptr;
+}
+
 const GpuSpec* gpu_from_skypilot(std::string_view name) {
   // SkyPilot's accelerator names (`sky show-gpus`): "A100" is the 40 GB part, "A100-80GB" the 80 GB
   // one; "H100" the 80 GB SXM part on the clouds that offer it.

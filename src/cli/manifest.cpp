@@ -944,8 +944,21 @@ Hardware hardware_of(const GpuSpec& g, std::uint32_t count) {
   return h;
 }
 
+void fill_entry(ManifestEntry& e, Reader& r, const Workload& w, const Container& c, const ManifestOptions& opt);
+
+// One serving container's entry: a deployment, or its error with the warnings read before it.
 ManifestEntry entry_for(Reader& r, const Workload& w, const Container& c, const ManifestOptions& opt) {
   ManifestEntry e;
+  try {
+    fill_entry(e, r, w, c, opt);
+  } catch (const Error& err) {
+    e.deployment.reset();
+    e.error = one_line(err.what());
+  }
+  return e;
+}
+
+void fill_entry(ManifestEntry& e, Reader& r, const Workload& w, const Container& c, const ManifestOptions& opt) {
   e.origin = r.path();
   e.name = fmt::format("{}/{}", w.kind, w.name.empty() ? "(unnamed)" : w.name);
   if (!c.name.empty() && w.containers.size() > 1) {
@@ -986,6 +999,12 @@ ManifestEntry entry_for(Reader& r, const Workload& w, const Container& c, const 
   const GpuSpec* type = nullptr;
   std::string type_from;
   std::vector<const GpuSpec*> candidates;
+  std::optional<std::uint32_t> karpenter_mib;
+  for (const GpuHint& h : w.gpu_hints) {
+    if (h.key == "karpenter.k8s.aws/instance-gpu-memory") {
+      karpenter_mib = static_cast<std::uint32_t>(to_unsigned(h.value).value_or(0));
+    }
+  }
   for (const GpuHint& h : w.gpu_hints) {
     const GpuSpec* g = nullptr;
     if (w.gpu_type_from_skypilot) {
@@ -1009,6 +1028,11 @@ ManifestEntry entry_for(Reader& r, const Workload& w, const Container& c, const 
         continue;
       }
       g = label->gpu;
+      if (h.key == "karpenter.k8s.aws/instance-gpu-name" && karpenter_mib) {
+        if (const GpuSpec* exact = gpu_from_karpenter(h.value, *karpenter_mib)) {
+          g = exact;
+        }
+      }
       if (label->per_node > 0 && !gpus) {
         gpus = label->per_node;  // a whole node of that instance type
       }
@@ -1129,7 +1153,6 @@ ManifestEntry entry_for(Reader& r, const Workload& w, const Container& c, const 
     d.concurrency = each;
   }
   e.deployment = std::move(d);
-  return e;
 }
 
 // Helm's `# Source: chart/templates/x.yaml` comments, by line, for naming where a document came from.
@@ -1178,12 +1201,21 @@ std::vector<ManifestEntry> read_manifest_text(const std::string& text, const std
   }
   Reader r(path, text);
   std::vector<Workload> workloads;
-  for (const YAML::Node& doc : docs) {
+  std::vector<ManifestEntry> out;
+  for (std::size_t i = 0; i < docs.size(); ++i) {
     r.visit();
-    read_document(r, doc, workloads);
+    try {
+      read_document(r, docs[i], workloads);
+    } catch (const Error& e) {  // this document cannot be read; the others still are
+      ManifestEntry bad;
+      bad.origin = path;
+      bad.name = fmt::format("document {}", i + 1);
+      bad.line = Reader::line(docs[i]);
+      bad.error = one_line(e.what());
+      out.push_back(std::move(bad));
+    }
   }
   const auto sources = helm_sources(text);
-  std::vector<ManifestEntry> out;
   for (Workload& w : workloads) {
     for (const auto& [line, source] : sources) {
       if (line < w.line) {
@@ -1211,16 +1243,7 @@ std::vector<ManifestEntry> read_manifest_text(const std::string& text, const std
       if (!serving) {
         continue;
       }
-      try {
-        out.push_back(entry_for(r, w, c, options));
-      } catch (const Error& e) {
-        ManifestEntry bad;
-        bad.origin = path;
-        bad.name = fmt::format("{}/{}", w.kind, w.name);
-        bad.line = c.args_line != 0 ? c.args_line : c.line;
-        bad.error = one_line(e.what());
-        out.push_back(std::move(bad));
-      }
+      out.push_back(entry_for(r, w, c, options));
     }
   }
   return out;

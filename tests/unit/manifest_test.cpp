@@ -1,0 +1,187 @@
+// The manifest reader's edges: node labels and instance types to GPUs (each value from the sources
+// in src/app/gpu_labels.cpp), hostile YAML (an alias bomb, invalid syntax, 100,000 documents, deep
+// nesting), manifests with no serving container or two, non-literal $(VAR) values, standard input
+// and SARIF output.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "commands.hpp"
+#include "deployment.hpp"
+#include "kvplan/cli.hpp"
+#include "kvplan/error.hpp"
+#include "kvplan/gpus.hpp"
+
+namespace {
+
+std::string gpu_of(std::string_view key, std::string_view value) {
+  const auto label = kvplan::gpu_from_label(key, value);
+  return label && label->gpu != nullptr ? std::string(label->gpu->name) : std::string("-");
+}
+
+// A Deployment of Llama-3.1-8B on GPUs chosen by `selector`, with `extra` lines in the pod spec.
+std::string deployment(const std::string& selector, const std::string& args = "[\"--max-model-len\", \"8192\"]") {
+  return "apiVersion: apps/v1\n"
+         "kind: Deployment\n"
+         "metadata:\n"
+         "  name: llama\n"
+         "spec:\n"
+         "  template:\n"
+         "    spec:\n"
+         "      nodeSelector: {" + selector + "}\n"
+         "      containers:\n"
+         "      - name: vllm\n"
+         "        image: vllm/vllm-openai:v0.11.0\n"
+         "        args: " + args + "\n"
+         "        command: [vllm, serve, meta-llama/Llama-3.1-8B-Instruct]\n"
+         "        resources: {limits: {nvidia.com/gpu: 1}}\n";
+}
+
+kvplan::cli::ManifestEntry only(const std::string& text) {
+  const auto entries = kvplan::cli::read_manifest_text(text, "m.yaml", {});
+  REQUIRE(entries.size() == 1);
+  return entries.front();
+}
+
+}  // namespace
+
+TEST_CASE("node labels and instance types name the GPU", "[manifest]") {
+  // GPU Feature Discovery: the reported name with spaces as dashes; -SHARED and -MIG-<profile> dropped.
+  CHECK(gpu_of("nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3") == "H100-SXM");
+  CHECK(gpu_of("nvidia.com/gpu.product", "NVIDIA-A100-SXM4-40GB-MIG-3g.20gb") == "A100-40GB");
+  CHECK(gpu_of("nvidia.com/gpu.product", "NVIDIA-A100-SXM4-80GB") == "A100-80GB");
+  CHECK(gpu_of("nvidia.com/gpu.product", "Tesla-T4-SHARED") == "T4");
+  CHECK(gpu_of("nvidia.com/gpu.product", "NVIDIA-GeForce-RTX-4090") == "RTX-4090");
+  CHECK_THROWS_AS(kvplan::gpu_from_label("nvidia.com/gpu.product", "NVIDIA-GH200-480GB"), kvplan::Error);
+  // GKE: nvidia-tesla-a100 is the 40 GB part.
+  CHECK(gpu_of("cloud.google.com/gke-accelerator", "nvidia-tesla-a100") == "A100-40GB");
+  CHECK(gpu_of("cloud.google.com/gke-accelerator", "nvidia-a100-80gb") == "A100-80GB");
+  CHECK(gpu_of("cloud.google.com/gke-accelerator", "nvidia-l4") == "L4");
+  CHECK(gpu_of("cloud.google.com/gke-accelerator", "nvidia-h200-141gb") == "H200");
+  // Karpenter: a100 alone is the smaller part; with instance-gpu-memory 81920 MiB, the 80 GB one (p4de).
+  CHECK(gpu_of("karpenter.k8s.aws/instance-gpu-name", "a100") == "A100-40GB");
+  CHECK(kvplan::gpu_from_karpenter("a100", 81920)->name == "A100-80GB");
+  CHECK(gpu_of("karpenter.k8s.aws/instance-gpu-name", "l40s") == "L40S");
+  // Instance types give the GPUs per node too.
+  const auto p4de = kvplan::gpu_from_label("node.kubernetes.io/instance-type", "p4de.24xlarge");
+  REQUIRE(p4de);
+  CHECK(p4de->gpu->name == "A100-80GB");
+  CHECK(p4de->per_node == 8);
+  CHECK(kvplan::gpu_from_label("node.kubernetes.io/instance-type", "g5.12xlarge")->per_node == 4);
+  CHECK(gpu_of("node.kubernetes.io/instance-type", "a3-highgpu-8g") == "H100-SXM");
+  CHECK(gpu_of("beta.kubernetes.io/instance-type", "Standard_ND96amsr_A100_v4") == "A100-80GB");
+  CHECK_FALSE(kvplan::gpu_from_label("node.kubernetes.io/instance-type", "m5.large"));  // no GPU
+  CHECK_FALSE(kvplan::gpu_from_label("kubernetes.io/os", "linux"));
+  // Reported names, as nvidia-smi prints them (and 450.x drivers without "NVIDIA ").
+  CHECK(kvplan::gpu_from_reported_name("NVIDIA H100 80GB HBM3")->name == "H100-SXM");
+  CHECK(kvplan::gpu_from_reported_name("A100-SXM4-80GB")->name == "A100-80GB");
+  CHECK(kvplan::gpu_from_reported_name("NVIDIA GH200 480GB") == nullptr);
+  // SkyPilot: "A100" is the 40 GB part; A10 is not A10G.
+  CHECK(kvplan::gpu_from_skypilot("A100")->name == "A100-40GB");
+  CHECK(kvplan::gpu_from_skypilot("A100-80GB")->name == "A100-80GB");
+  CHECK(kvplan::gpu_from_skypilot("A10") == nullptr);
+}
+
+TEST_CASE("manifests: the GPU, the count and the model as the manifest states them", "[manifest]") {
+  const auto e = only(deployment("node.kubernetes.io/instance-type: p5.48xlarge"));
+  REQUIRE(e.deployment);
+  CHECK(e.deployment->request.hardware.gpu->name == "H100-SXM");
+  CHECK(e.deployment->request.hardware.count == 1u);  // the container's nvidia.com/gpu, not the node's 8
+  CHECK(e.deployment->request.model_spec().name == "llama-3.1-8b");
+  CHECK(e.deployment->request.version.text == "v0.11.0");
+  // The finding's line for --max-model-len is the args line (12).
+  CHECK(e.deployment->args_line == 12);
+  // Karpenter's two labels together.
+  const auto k = only(deployment("karpenter.k8s.aws/instance-gpu-name: a100, karpenter.k8s.aws/instance-gpu-memory: \"81920\""));
+  REQUIRE(k.deployment);
+  CHECK(k.deployment->request.hardware.gpu->name == "A100-80GB");
+}
+
+TEST_CASE("manifests: hostile YAML is one error with its line, bounded", "[manifest][hostile]") {
+  using kvplan::cli::read_manifest_text;
+  // Invalid YAML: the file, line and column.
+  try {
+    (void)read_manifest_text("kind: Pod\nspec: [1,\n c: 2\n", "bad.yaml", {});
+    FAIL("no error");
+  } catch (const kvplan::Error& e) {
+    CHECK(std::string(e.what()).rfind("bad.yaml:", 0) == 0);
+    CHECK(std::string(e.what()).find("not valid YAML") != std::string::npos);
+  }
+  // Billion laughs: 9 levels of 9 aliases (9^9 = 387,420,489 strings when expanded), used as a
+  // container's args. yaml-cpp shares aliased nodes and kvplan never expands them: one error, at once.
+  std::string bomb = "x-bomb:\n  a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n";
+  char prev = 'a';
+  for (char c = 'b'; c <= 'i'; ++c) {
+    bomb += std::string("  ") + c + ": &" + c + " [";
+    for (int k = 0; k < 9; ++k) {
+      bomb += std::string(k == 0 ? "" : ", ") + "*" + prev;
+    }
+    bomb += "]\n";
+    prev = c;
+  }
+  std::string doc = deployment("nvidia.com/gpu.product: NVIDIA-L4", "*i");
+  doc.insert(doc.find("metadata:"), bomb);
+  const auto e = read_manifest_text(doc, "bomb.yaml", {});
+  REQUIRE(e.size() == 1);
+  CHECK_FALSE(e.front().deployment);
+  CHECK(e.front().error.find("args must be a single value") != std::string::npos);
+  // 100,000 documents: read, and the one serving container among them found.
+  std::string many;
+  for (int i = 0; i < 100'000; ++i) {
+    many += "---\nkind: ConfigMap\n";
+  }
+  many += "---\n" + deployment("cloud.google.com/gke-accelerator: nvidia-l4");
+  CHECK(read_manifest_text(many, "many.yaml", {}).size() == 1);
+  // Deep nesting: yaml-cpp's depth guard, as an error.
+  CHECK_THROWS_AS(read_manifest_text(std::string(5000, '['), "deep.yaml", {}), kvplan::Error);
+}
+
+TEST_CASE("manifests: no serving container, two of them, and values that are not literal", "[manifest]") {
+  using kvplan::cli::read_manifest_text;
+  CHECK(read_manifest_text("apiVersion: v1\nkind: Service\nmetadata: {name: x}\n", "svc.yaml", {}).empty());
+  // Two engines in one pod: each is checked with its own GPUs.
+  std::string two = deployment("nvidia.com/gpu.product: NVIDIA-L4");
+  two += "      - name: second\n"
+         "        image: lmsysorg/sglang:v0.5.4\n"
+         "        command: [python3, -m, sglang.launch_server, --model-path, meta-llama/Llama-3.1-8B-Instruct]\n"
+         "        resources: {limits: {nvidia.com/gpu: 2}}\n";
+  const auto both = read_manifest_text(two, "two.yaml", {});
+  REQUIRE(both.size() == 2);
+  CHECK(both[0].name == "Deployment/llama (container vllm)");
+  CHECK(both[1].name == "Deployment/llama (container second)");
+  REQUIRE(both[1].deployment);
+  CHECK(both[1].deployment->request.hardware.count == 2u);
+  // $(MAX_LEN) from a secret: a warning naming the file and line; the literal $(TP) is substituted.
+  std::string vars = deployment("nvidia.com/gpu.product: NVIDIA-L4",
+                                "[\"--max-model-len\", \"$(MAX_LEN)\", \"--tensor-parallel-size\", \"$(TP)\"]");
+  vars += "        env:\n"
+          "        - {name: TP, value: \"1\"}\n"
+          "        - name: MAX_LEN\n"
+          "          valueFrom: {secretKeyRef: {name: s, key: k}}\n";
+  const auto v = only(vars);
+  REQUIRE_FALSE(v.deployment);  // --max-model-len '$(MAX_LEN)' is not a number: that deployment's error
+  CHECK(v.error.find("$(MAX_LEN)") != std::string::npos);
+  REQUIRE_FALSE(v.warnings.empty());
+  CHECK(v.warnings.front().rfind("m.yaml:12: MAX_LEN is not a literal value", 0) == 0);
+}
+
+TEST_CASE("check - reads standard input; --format sarif points at the file and line", "[manifest][check]") {
+  kvplan::cli::CheckOptions o;
+  o.files = {"-"};
+  o.format = "sarif";
+  std::istringstream in(deployment("nvidia.com/gpu.product: NVIDIA-L4", "[\"--max-model-len\", \"131072\"]"));
+  o.input = &in;
+  std::ostringstream out;
+  std::ostringstream err;
+  // Llama-3.1-8B at 131,072 tokens on one L4: vLLM refuses to start (16 GiB of KV for one request).
+  CHECK(kvplan::cli::run_check(o, out, err) == 1);
+  const auto j = nlohmann::json::parse(out.str());
+  CHECK(j.at("version") == "2.1.0");
+  const auto& results = j.at("runs").at(0).at("results");
+  const auto& fail = results.back();
+  CHECK(fail.at("ruleId") == "kvplan/does-not-fit");
+  CHECK(fail.at("level") == "error");
+  const auto& where = fail.at("locations").at(0).at("physicalLocation");
+  CHECK(where.at("artifactLocation").at("uri") == "stdin");
+  CHECK(where.at("region").at("startLine") == 12);  // the line of --max-model-len
+}
