@@ -43,7 +43,8 @@ enum class Memory : std::uint8_t {
 };
 
 /// Where a knob's value goes: a field every engine shares, or the engine's own knob set.
-enum class Target : std::uint8_t { own, model, tp, pp, dp, cp, max_model_len, kv_dtype, weights };
+/// nodes: the machines one server spans (its pods in a manifest: SGLang's and vLLM's --nnodes).
+enum class Target : std::uint8_t { own, model, tp, pp, dp, cp, nodes, max_model_len, kv_dtype, weights };
 
 using KnobValue = std::variant<std::uint64_t, bool, DType, std::string>;
 

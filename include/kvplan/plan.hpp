@@ -48,6 +48,7 @@ struct PlanRequest {
   ModelChoice model;
   Hardware hardware;
   std::optional<std::uint32_t> tp, pp, cp, dp;  // nullopt: the engine's default (or the GPU count)
+  std::optional<std::uint32_t> nodes;           // machines one server spans (--nnodes), as its command line says
   std::optional<DType> kv_dtype;                // nullopt: the model's own dtype
   std::optional<WeightFormat> weights;          // nullopt: the checkpoint's own format
   std::string weights_label;                    // how the format was given ("--quantization awq")

@@ -539,6 +539,11 @@ PlanRequest read_prefixed(const Prefix& pre, const CommandContext& ctx) {
         q.max_model_len = std::get<std::uint64_t>(v);
         break;
       }
+      case Target::nodes: {
+        const KnobValue v = k.parse != nullptr ? k.parse(at, text) : read_knob(k, at, text);
+        q.nodes = static_cast<std::uint32_t>(std::get<std::uint64_t>(v));
+        break;
+      }
       case Target::tp:
       case Target::pp:
       case Target::dp:

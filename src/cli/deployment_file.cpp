@@ -256,6 +256,9 @@ Deployment read_deployment_text(const std::string& text, const std::string& path
         case Target::dp:
           q.dp = static_cast<std::uint32_t>(std::get<std::uint64_t>(value));
           break;
+        case Target::nodes:
+          q.nodes = static_cast<std::uint32_t>(std::get<std::uint64_t>(value));
+          break;
         case Target::cp:
           q.cp = static_cast<std::uint32_t>(std::get<std::uint64_t>(value));
           break;

@@ -980,14 +980,6 @@ void fill_entry(ManifestEntry& e, Reader& r, const Workload& w, const Container&
   d.args_line = c.args_line != 0 ? c.args_line : c.line;
   for (const Word& x : cmd.words) {
     d.flag_lines.emplace_back(x.text, x.line);
-    for (const std::string& unknown : c.env_unknown) {
-      if (x.text.find("$(" + unknown + ")") != std::string::npos || x.text.find("${" + unknown + "}") != std::string::npos ||
-          x.text.find("$" + unknown) != std::string::npos) {
-        e.warnings.push_back(fmt::format("{}:{}: {} is not a literal value in the manifest (it is set from a secret, a "
-                                         "field or a config map); kvplan reads {} as written",
-                                         r.path(), x.line, unknown, quote_input(x.text)));
-      }
-    }
   }
   // The GPUs of one copy: the container's, times the pods of an LWS group (or SkyPilot's nodes).
   std::optional<std::uint32_t> gpus = c.gpus;
@@ -1134,6 +1126,47 @@ void fill_entry(ManifestEntry& e, Reader& r, const Workload& w, const Container&
     throw Error(starts_with(msg, where) ? msg : fmt::format("{}: {}", where, msg));
   }
   d.request.origin = Origin::command_line;
+  // Values from secrets, fields or config maps: a warning where they set a flag that changes memory
+  // (a value kvplan needed and could not read was already an error naming it).
+  const Engine& engine = d.request.engine_ref();
+  for (std::size_t i = 0; i < cmd.words.size(); ++i) {
+    const Word& x = cmd.words[i];
+    for (const std::string& unknown : c.env_unknown) {
+      if (x.text.find("$(" + unknown + ")") == std::string::npos && x.text.find("${" + unknown + "}") == std::string::npos &&
+          x.text.find("$" + unknown) == std::string::npos) {
+        continue;
+      }
+      const std::string flag = x.text.rfind("--", 0) == 0 && x.text.find('=') != std::string::npos
+                                   ? x.text.substr(0, x.text.find('='))
+                                   : i > 0 ? cmd.words[i - 1].text : std::string();
+      const std::string name = engine.normalize_flag(flag);
+      bool harmless = false;
+      for (const FlagClass& row : engine.flag_classes()) {
+        if (std::find(row.spellings.begin(), row.spellings.end(), name) != row.spellings.end()) {
+          harmless = row.memory == Memory::none;
+        }
+      }
+      if (!harmless) {
+        e.warnings.push_back(fmt::format("{}:{}: {} is not a literal value in the manifest (it is set from a secret, a "
+                                         "field or a config map); kvplan reads {} as written",
+                                         r.path(), x.line, unknown, quote_input(x.text)));
+      }
+    }
+  }
+  // A server over several pods of a StatefulSet or Deployment (SGLang's and vLLM's --nnodes): its
+  // GPUs are the pods' together, and the workload's replicas are its pods.
+  std::uint32_t replicas = w.replicas;
+  if (const std::uint32_t nodes = d.request.nodes.value_or(1); nodes > 1 && w.pods == 1 && d.request.hardware.gpu) {
+    if (w.replicas % nodes != 0) {
+      throw Error(fmt::format("{}: --nnodes {} but {} replicas: the pods do not make whole servers", where, nodes,
+                              w.replicas));
+    }
+    const std::uint32_t per_pod = *gpus;
+    d.request.hardware = hardware_of(*d.request.hardware.gpu, per_pod * nodes);
+    d.notes.push_back(fmt::format("--nnodes {}: one server over {} pods of {} GPUs: {} GPUs", nodes, nodes, per_pod,
+                                  per_pod * nodes));
+    replicas = w.replicas / nodes;
+  }
   d.request.hardware.count_key = w.pods > 1 ? w.count_key + " per pod × " + std::to_string(w.pods) + " pods" : w.count_key;
   // The demand: annotations, else check's flags; a workload of several replicas shares it.
   d.concurrency = opt.concurrency.value_or(1);
@@ -1146,9 +1179,9 @@ void fill_entry(ManifestEntry& e, Reader& r, const Workload& w, const Container&
     d.context_length = parse_tokens(fmt::format("{}:{}: kvplan.io/context-length", r.path(), it->second.second),
                                     it->second.first);
   }
-  if (w.replicas > 1) {
-    const std::uint64_t each = ceil_div(d.concurrency, std::uint64_t{w.replicas});
-    d.notes.push_back(fmt::format("{} replicas: each serves {} of the {} concurrent requests", w.replicas,
+  if (replicas > 1) {
+    const std::uint64_t each = ceil_div(d.concurrency, std::uint64_t{replicas});
+    d.notes.push_back(fmt::format("{} replicas: each serves {} of the {} concurrent requests", replicas,
                                   with_commas(each), with_commas(d.concurrency)));
     d.concurrency = each;
   }

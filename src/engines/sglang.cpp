@@ -31,7 +31,7 @@ constexpr std::uint64_t kLoadOverheadBytes = 297 * kMiB;  // 15.54 GiB "mem usag
 
 enum K : std::size_t {
   mem_fraction_static, max_total_tokens, max_running_requests, page_size, chunked_prefill_size, cuda_graph_max_bs,
-  disable_cuda_graph, allow_longer_context, model_path, tp_size, pp_size, dp_size, context_length, kv_cache_dtype, dtype, quantization,
+  disable_cuda_graph, allow_longer_context, model_path, tp_size, pp_size, dp_size, context_length, kv_cache_dtype, dtype, quantization, nnodes,
   kCount
 };
 
@@ -82,6 +82,9 @@ constexpr std::array<Knob, kCount> kKnobs{{
      "python/sglang/srt/server_args.py ServerArgs"},
     {"quantization", "--quantization", KnobType::text, Target::weights, "", "the checkpoint's quantization method",
      "python/sglang/srt/server_args.py ServerArgs"},
+    {"nnodes", "--nnodes", KnobType::count, Target::nodes, "",
+     "machines one server spans (default 1): a manifest's pods that join into it", "python/sglang/srt/server_args.py "
+     "ServerArgs", nullptr, 4096},
 }};
 
 struct Defaults {

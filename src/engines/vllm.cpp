@@ -32,7 +32,7 @@ enum K : std::size_t {
   cpu_offload_gb, num_gpu_blocks_override, optimization_level, enable_expert_parallel, allow_long_max_model_len,
   activation_memory, non_torch_memory, cuda_graph_memory,
   model, tensor_parallel_size, pipeline_parallel_size, data_parallel_size, decode_context_parallel_size,
-  max_model_len, kv_cache_dtype, dtype, quantization, kCount
+  max_model_len, kv_cache_dtype, dtype, quantization, nnodes, kCount
 };
 
 constexpr std::array<Knob, kCount> kKnobs{{
@@ -95,6 +95,9 @@ constexpr std::array<Knob, kCount> kKnobs{{
      "vllm/config/model.py ModelConfig"},
     {"quantization", "--quantization -q", KnobType::text, Target::weights, "",
      "the checkpoint's quantization method", "vllm/config/model.py ModelConfig"},
+    {"nnodes", "--nnodes -n", KnobType::count, Target::nodes, "",
+     "machines one server spans (default 1): a manifest's pods that join into it", "vllm/config/parallel.py "
+     "ParallelConfig", nullptr, 4096},
 }};
 
 // Activation peak of the profiling run, calibrated on 15 vLLM 0.19.0 H100 runs at the API-server

@@ -151,18 +151,29 @@ TEST_CASE("manifests: no serving container, two of them, and values that are not
   CHECK(both[1].name == "Deployment/llama (container second)");
   REQUIRE(both[1].deployment);
   CHECK(both[1].deployment->request.hardware.count == 2u);
-  // $(MAX_LEN) from a secret: a warning naming the file and line; the literal $(TP) is substituted.
-  std::string vars = deployment("nvidia.com/gpu.product: NVIDIA-L4",
-                                "[\"--max-model-len\", \"$(MAX_LEN)\", \"--tensor-parallel-size\", \"$(TP)\"]");
-  vars += "        env:\n"
-          "        - {name: TP, value: \"1\"}\n"
-          "        - name: MAX_LEN\n"
-          "          valueFrom: {secretKeyRef: {name: s, key: k}}\n";
-  const auto v = only(vars);
-  REQUIRE_FALSE(v.deployment);  // --max-model-len '$(MAX_LEN)' is not a number: that deployment's error
+  // $(MAX_LEN) from a secret: the value kvplan needs cannot be read, an error naming it; the
+  // literal $(TP) is substituted as Kubernetes does.
+  const std::string secret_env = "        env:\n"
+                                 "        - {name: TP, value: \"1\"}\n"
+                                 "        - name: MAX_LEN\n"
+                                 "          valueFrom: {secretKeyRef: {name: s, key: k}}\n"
+                                 "        - name: NAME\n"
+                                 "          valueFrom: {fieldRef: {fieldPath: metadata.name}}\n"
+                                 "        - name: QUANT\n"
+                                 "          valueFrom: {configMapKeyRef: {name: c, key: q}}\n";
+  const auto v = only(deployment("nvidia.com/gpu.product: NVIDIA-L4",
+                                 "[\"--max-model-len\", \"$(MAX_LEN)\", \"--tensor-parallel-size\", \"$(TP)\"]") +
+                      secret_env);
+  REQUIRE_FALSE(v.deployment);
   CHECK(v.error.find("$(MAX_LEN)") != std::string::npos);
-  REQUIRE_FALSE(v.warnings.empty());
-  CHECK(v.warnings.front().rfind("m.yaml:12: MAX_LEN is not a literal value", 0) == 0);
+  // A non-literal value of a flag that does not change memory is accepted silently; one that
+  // does (--quantization) is a warning naming the file and line.
+  const auto w = only(deployment("nvidia.com/gpu.product: NVIDIA-L4",
+                                 "[\"--served-model-name\", \"$(NAME)\", \"--quantization\", \"$(QUANT)\"]") +
+                      secret_env);
+  REQUIRE(w.deployment);
+  REQUIRE(w.warnings.size() == 1);
+  CHECK(w.warnings.front().rfind("m.yaml:12: QUANT is not a literal value", 0) == 0);
 }
 
 TEST_CASE("check - reads standard input; --format sarif points at the file and line", "[manifest][check]") {
