@@ -11,4 +11,7 @@ namespace kvplan::cli {
 
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
+/// The same, with `in` as what "-" reads (kvplan check -: standard input in the program).
+int run(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err);
+
 }  // namespace kvplan::cli

@@ -399,13 +399,14 @@ int run_check(const CheckOptions& o, std::ostream& out, std::ostream& err) {
       } else {
         text = read_bounded_file(f, kMaxDeploymentBytes, "deployment file");
       }
+      const std::string name = f == "-" ? std::string("stdin") : f;
       if (!is_manifest(f, text)) {
-        outcomes.push_back(check_one(read_deployment_text(text, f, o.strict), margin));
+        outcomes.push_back(check_one(read_deployment_text(text, name, o.strict), margin));
         continue;
       }
-      const std::vector<ManifestEntry> entries = read_manifest_text(text, f, manifest_opts());
+      const std::vector<ManifestEntry> entries = read_manifest_text(text, name, manifest_opts());
       if (entries.empty()) {
-        empty_files.push_back(f == "-" ? "standard input" : f);
+        empty_files.push_back(name);
       }
       for (const ManifestEntry& m : entries) {
         if (m.deployment) {
@@ -429,11 +430,6 @@ int run_check(const CheckOptions& o, std::ostream& out, std::ostream& err) {
       outcomes.push_back(std::move(bad));
     }
   }
-  for (const std::string& f : empty_files) {
-    err << fmt::format("kvplan: warning: {}: no serving container (no image or command of an engine kvplan reads); "
-                       "nothing to check there\n",
-                       f);
-  }
   if (outcomes.empty() && o.command.empty()) {
     std::string forms;
     for (const Engine* e : all_engines()) {
@@ -444,6 +440,11 @@ int run_check(const CheckOptions& o, std::ostream& out, std::ostream& err) {
     throw Error(fmt::format("check: nothing to check in {}: no serving container (kvplan reads containers that run "
                             "{}, or an engine's image)",
                             o.files.size() == 1 ? empty_files.front() : "these files", forms));
+  }
+  for (const std::string& f : empty_files) {
+    err << fmt::format("kvplan: warning: {}: no serving container (no image or command of an engine kvplan reads); "
+                       "nothing to check there\n",
+                       f);
   }
   if (!o.command.empty()) {
     const std::string label = command_label(o.command);

@@ -84,7 +84,7 @@ namespace {
 // parses again with every option, so help, typos and knob flags read as they always do.
 struct FullSetupNeeded {};
 
-int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostream& err, bool lean) {
+int run_app(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err, bool lean) {
   CLI::App app{"kvplan: plan the KV-cache memory of LLM inference before you deploy.", "kvplan"};
   app.footer(kFooter);
   app.set_version_flag("--version", fmt::format("kvplan {} (model catalog {})", KVPLAN_VERSION, KVPLAN_CATALOG_DATE));
@@ -107,7 +107,7 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       "check", "Will these deployments fit? Deployment files, or an engine's command line after '--'; exit 1 if any fails");
   if (wanted("check")) {
     setup_check(*check_cmd, check);
-    check.input = &std::cin;
+    check.input = &in;
   }
   PlanOptions emit;
   CLI::App* emit_cmd = app.add_subcommand("emit", "Print the engine's launch command that realizes the plan "
@@ -195,6 +195,10 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
 }  // namespace
 
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  return run(args, std::cin, out, err);
+}
+
+int run(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err) {
   // Help and 'generate' show every option; anything else is parsed first with only the knob flags
   // it names, and again with every option when that lean parse meets one it does not know.
   const bool lean = std::none_of(args.begin(), args.end(), [](const std::string& a) {
@@ -202,11 +206,11 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   });
   if (lean) {
     try {
-      return run_app(args, out, err, true);
+      return run_app(args, in, out, err, true);
     } catch (const FullSetupNeeded&) {
     }
   }
-  return run_app(args, out, err, false);
+  return run_app(args, in, out, err, false);
 }
 
 }  // namespace kvplan::cli

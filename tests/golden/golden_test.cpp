@@ -20,6 +20,8 @@ using kvplan::test::slurp;
 // Paths in cmd files are written {configs}/...; outputs show them the same way, so the golden
 // files do not depend on where the repository is checked out.
 const std::string kConfigs = std::string(KVPLAN_GOLDEN_DIR) + "/../configs";
+// {root}docs/examples/...: a path in the repository, shown in outputs as docs/examples/...
+const std::string kRoot = std::string(KVPLAN_SOURCE_DIR) + "/";
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
   for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) {
@@ -29,7 +31,7 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
 }
 
 std::vector<std::string> split_args(const std::string& line_text) {
-  const std::string line = replace_all(line_text, "{configs}", kConfigs);
+  const std::string line = replace_all(replace_all(line_text, "{configs}", kConfigs), "{root}", kRoot);
   std::vector<std::string> args;
   std::string current;
   bool quoted = false;
@@ -86,9 +88,12 @@ TEST_CASE("golden CLI cases", "[golden]") {
       const std::vector<std::string> args = split_args(slurp(dir / "cmd"));
       std::ostringstream out;
       std::ostringstream err;
-      const int code = kvplan::cli::run(args, out, err);
-      check_channel(dir / "stdout", replace_all(out.str(), kConfigs, "{configs}"), update);
-      check_channel(dir / "stderr", replace_all(err.str(), kConfigs, "{configs}"), update);
+      // A case's `stdin` file, when it has one, is what "-" reads.
+      std::istringstream in(fs::exists(dir / "stdin") ? slurp(dir / "stdin") : std::string());
+      const int code = kvplan::cli::run(args, in, out, err);
+      const auto shown = [](const std::string& s) { return replace_all(replace_all(s, kConfigs, "{configs}"), kRoot, ""); };
+      check_channel(dir / "stdout", shown(out.str()), update);
+      check_channel(dir / "stderr", shown(err.str()), update);
       const std::string exit_text = code == 0 ? "" : std::to_string(code) + "\n";
       check_channel(dir / "exit", exit_text, update);
     }
