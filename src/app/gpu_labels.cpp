@@ -290,15 +290,16 @@ const GpuSpec* gpu_from_karpenter(std::string_view name, std::uint32_t mib) {
 }
 
 const GpuSpec* gpu_from_skypilot(std::string_view name) {
-  // SkyPilot's accelerator names (`sky show-gpus`): "A100" is the 40 GB part, "A100-80GB" the 80 GB
-  // one; "H100" the 80 GB SXM part on the clouds that offer it.
+  // SkyPilot's accelerator names (`sky show-gpus -a`, https://docs.skypilot.co/en/stable/compute/gpus.html):
+  // "A100" and "A100-80GB" are listed apart, so "A100" is the 40 GB part; "A10" and "A10G",
+  // "V100" and "V100-32GB" likewise; "H100" is the 80 GB part on the clouds that offer it.
   const std::string v = to_lower(name);
   static constexpr NamedGpu kSky[] = {
       {"a100", "A100-40GB"}, {"a100-80gb", "A100-80GB"}, {"h100", "H100-SXM"}, {"h100-mega", "H100-SXM"},
       {"h200", "H200"},      {"b200", "B200"},           {"l4", "L4"},         {"l40s", "L40S"},
       {"a10g", "A10G"},      {"t4", "T4"},               {"a40", "A40"},       {"mi300x", "MI300X"},
       {"rtx4090", "RTX-4090"}, {"rtx3090", "RTX-3090"},  {"gb200", "GB200"},       {"v100-32gb", "V100-32GB"},
-      {"rtxpro6000", "RTX-PRO-6000"}, {"b300", "B300"}, {"h100-nvl", "H100-NVL"}, {"mi250x", "MI250X"},
+      {"rtxpro6000", "RTX-PRO-6000"}, {"a100-80gb-sxm", "A100-80GB"}, {"b300", "B300"}, {"h100-nvl", "H100-NVL"}, {"mi250x", "MI250X"},
   };
   for (const NamedGpu& g : kSky) {
     if (g.value == v) {
