@@ -11,6 +11,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "kvplan/engine.hpp"
@@ -25,6 +26,9 @@ struct CommandContext {
                                            // (the program names the engine; an image tag may name the version)
   bool strict = false;                     // unknown flags are errors, not warnings
   std::string origin;                      // prefix of messages ("deploy.json: command")
+  /// A manifest's volumes as the container sees them: (mount path, what is mounted there:
+  /// "volume 'llm' (hostPath /llm-folder)"); a model under one of them is named with it.
+  std::vector<std::pair<std::string, std::string>> mounts;
 };
 
 /// Reads one command line (already split into words). Throws kvplan::Error naming the flag for what

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <fmt/format.h>
 
 #include "kvplan/error.hpp"
@@ -568,6 +569,16 @@ PlanRequest read_prefixed(const Prefix& pre, const CommandContext& ctx) {
   if (ctx.model) {
     q.model = *ctx.model;
   } else if (model_name) {
+    for (const auto& [path, what] : ctx.mounts) {
+      const bool under = model_name->rfind(path, 0) == 0 &&
+                         (model_name->size() == path.size() || path.back() == '/' || (*model_name)[path.size()] == '/');
+      std::error_code ec;
+      if (under && !std::filesystem::exists(*model_name, ec)) {
+        throw Error(fmt::format("{}: the model {} is on {}, mounted at {}, which is not on this machine; name the "
+                                "architecture with the annotation kvplan.io/model or --model NAME",
+                                where, quote_input(*model_name), what, path));
+      }
+    }
     q.model = load_engine_model(*model_name, where);
   } else {
     throw Error(fmt::format("{}: no model on the command line; name it with kvplan check --model NAME or --config PATH",

@@ -159,7 +159,12 @@ void print_text(const std::vector<Outcome>& outcomes, std::ostream& out) {
     }
     if (!o.result) {
       ++errors;
+      // A manifest entry's error already names its file, line and workload.
+    if (o.error.rfind(o.origin + ":", 0) == 0) {
+      out << "ERROR " << o.error << '\n';
+    } else {
       out << "ERROR " << o.origin << (o.name.empty() ? "" : " (" + o.name + ")") << ": " << o.error << '\n';
+    }
       continue;
     }
     const bool pass = o.result->verdict.fits;

@@ -54,6 +54,7 @@ struct Container {
   std::optional<std::uint32_t> gpus;
   bool gpus_all = false;              // docker-compose count: all
   std::optional<Word> model;          // the model, where the manifest names it outside the command (KServe)
+  std::vector<std::pair<std::string, std::string>> mounts;  // volumeMounts: mount path, volume name
 };
 
 struct GpuHint {
@@ -78,6 +79,7 @@ struct Workload {
   std::vector<std::pair<std::string, std::string>> env;  // set by the controller (LWS_GROUP_SIZE)
   bool gpu_type_from_skypilot = false;
   std::vector<std::string> warnings;
+  std::map<std::string, std::string> volumes;  // the pod's volumes: name -> what it is
   std::string count_key = "nvidia.com/gpu";  // where the GPU count is set, for fixes that change it
 };
 
@@ -247,6 +249,13 @@ Container read_container_node(Reader& r, const YAML::Node& n) {
     c.env_unknown.emplace_back("envFrom");
   }
   c.gpus = gpu_resources(r, r.get(n, "resources"));
+  r.each(r.get(n, "volumeMounts"), [&](const YAML::Node& m) {
+    const std::optional<std::string> path = r.optional_scalar(m, "mountPath");
+    const std::optional<std::string> name = r.optional_scalar(m, "name");
+    if (path && name) {
+      c.mounts.emplace_back(*path, *name);
+    }
+  });
   return c;
 }
 
@@ -291,6 +300,20 @@ void read_pod(Reader& r, const YAML::Node& tmpl, Workload& w, bool is_template) 
   }
   r.each(r.get(spec, "containers"), [&](const YAML::Node& c) { w.containers.push_back(read_container_node(r, c)); });
   read_gpu_hints(r, spec, w);
+  // What each volume is, for naming a model that lives on one.
+  r.each(r.get(spec, "volumes"), [&](const YAML::Node& v) {
+    const std::optional<std::string> name = r.optional_scalar(v, "name");
+    if (!name) {
+      return;
+    }
+    std::string what = "volume '" + *name + "'";
+    if (const auto path = r.optional_scalar(r.get(v, "hostPath"), "path")) {
+      what += " (hostPath " + *path + ")";
+    } else if (const auto claim = r.optional_scalar(r.get(v, "persistentVolumeClaim"), "claimName")) {
+      what += " (persistentVolumeClaim " + *claim + ")";
+    }
+    w.volumes[*name] = what;
+  });
 }
 
 // ---- Kinds ----------------------------------------------------------------------------------------
@@ -380,6 +403,11 @@ void kserve_model(Reader& r, const YAML::Node& model, Workload& w) {
     const std::string u = r.scalar(uri, "storageUri");
     if (starts_with(u, "hf://")) {
       c.model = Word{u.substr(5), Reader::line(uri)};
+    } else {
+      // KServe's storage initializer downloads the URI to /mnt/models, where the runtime reads it.
+      c.model = Word{"/mnt/models", Reader::line(uri)};
+      c.mounts.emplace_back("/mnt/models", "storageUri " + u);
+      w.volumes["storageUri " + u] = "the storageUri " + u;
     }
   }
   w.containers.push_back(std::move(c));
@@ -424,6 +452,24 @@ void read_kubernetes(Reader& r, const YAML::Node& doc, const std::string& kind, 
     w.replicas = Reader::has(r.get(predictor, "minReplicas")) ? replicas_of(r, predictor, "minReplicas") : 1;
     if (const YAML::Node model = r.get(predictor, "model"); Reader::has(model)) {
       kserve_model(r, model, w);
+    }
+    // Multi-node serving (KServe's "Multi-Node Inference" for the huggingface runtime): workerSpec's
+    // tensorParallelSize is the GPUs of each node and pipelineParallelSize the nodes, passed to vLLM
+    // as its --tensor-parallel-size and --pipeline-parallel-size.
+    if (const YAML::Node workers = r.get(predictor, "workerSpec"); Reader::has(workers) && !w.containers.empty()) {
+      Container& c = w.containers.front();
+      const YAML::Node tp = r.get(workers, "tensorParallelSize");
+      const YAML::Node pp = r.get(workers, "pipelineParallelSize");
+      const std::uint32_t t = Reader::has(tp) ? r.count(tp, "workerSpec.tensorParallelSize") : 1;
+      const std::uint32_t p = Reader::has(pp) ? r.count(pp, "workerSpec.pipelineParallelSize") : 1;
+      c.args.push_back({"--tensor-parallel-size", Reader::line(tp)});
+      c.args.push_back({std::to_string(t), Reader::line(tp)});
+      c.args.push_back({"--pipeline-parallel-size", Reader::line(pp)});
+      c.args.push_back({std::to_string(p), Reader::line(pp)});
+      if (!c.gpus) {
+        c.gpus = t;
+      }
+      w.pods = p;
     }
     read_pod(r, predictor, w, false);
   } else if (kind == "LLMInferenceService") {
@@ -1096,6 +1142,10 @@ void fill_entry(ManifestEntry& e, Reader& r, const Workload& w, const Container&
   ctx.hardware = hardware;
   ctx.strict = opt.strict;
   ctx.origin = where;
+  for (const auto& [path, volume] : c.mounts) {
+    const auto it = w.volumes.find(volume);
+    ctx.mounts.emplace_back(path, it != w.volumes.end() ? it->second : "volume '" + volume + "'");
+  }
   if (const auto it = w.annotations.find("kvplan.io/model"); it != w.annotations.end()) {
     try {
       ctx.model = load_engine_model(it->second.first, "kvplan.io/model");
@@ -1105,6 +1155,13 @@ void fill_entry(ManifestEntry& e, Reader& r, const Workload& w, const Container&
   } else if (opt.model) {
     ctx.model = opt.model;
   } else if (c.model) {
+    for (const auto& [path, what] : ctx.mounts) {
+      if (starts_with(c.model->text, path)) {
+        throw Error(fmt::format("{}: the model (line {}) is on {}, mounted at {}, which is not on this machine; name "
+                                "the architecture with the annotation kvplan.io/model or --model NAME",
+                                where, c.model->line, what, path));
+      }
+    }
     try {
       ctx.model = load_engine_model(c.model->text, fmt::format("{}:{}", r.path(), c.model->line));
     } catch (const Error& err) {
