@@ -97,6 +97,46 @@ TEST_CASE("manifests: the GPU, the count and the model as the manifest states th
   CHECK(k.deployment->request.hardware.gpu->name == "A100-80GB");
 }
 
+TEST_CASE("manifests: every workload kind reaches its pod template", "[manifest]") {
+  // The same container under each kind's path to its pods (the Kubernetes API reference: Pod
+  // spec.containers; Job and DaemonSet spec.template; CronJob spec.jobTemplate.spec.template; a
+  // List's items).
+  const std::string container =
+      "- name: vllm\n"
+      "  image: vllm/vllm-openai:v0.11.0\n"
+      "  args: [--model, meta-llama/Llama-3.1-8B-Instruct, --max-model-len, \"8192\"]\n"
+      "  resources: {limits: {nvidia.com/gpu: 2}}\n";
+  auto indent = [&](int n) {
+    std::string out;
+    for (std::size_t p = 0; p < container.size();) {
+      const std::size_t q = container.find('\n', p);
+      out += std::string(static_cast<std::size_t>(n), ' ') + container.substr(p, q - p + 1);
+      p = q + 1;
+    }
+    return out;
+  };
+  const std::string selector = "nodeSelector: {cloud.google.com/gke-accelerator: nvidia-l4}\n";
+  const std::vector<std::pair<std::string, std::string>> kinds = {
+      {"Pod", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  " + selector + "  containers:\n" + indent(2)},
+      {"Job", "apiVersion: batch/v1\nkind: Job\nmetadata: {name: p}\nspec:\n  template:\n    spec:\n      " + selector +
+                  "      containers:\n" + indent(6)},
+      {"DaemonSet", "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: p}\nspec:\n  template:\n    spec:\n      " +
+                        selector + "      containers:\n" + indent(6)},
+      {"CronJob", "apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: p}\nspec:\n  jobTemplate:\n    spec:\n      "
+                  "template:\n        spec:\n          " + selector + "          containers:\n" + indent(10)},
+      {"List", "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: p}\n  spec:\n    " +
+                   selector + "    containers:\n" + indent(4)},
+  };
+  for (const auto& [kind, text] : kinds) {
+    INFO(kind << ":\n" << text);
+    const auto e = only(text);
+    REQUIRE(e.deployment);
+    CHECK(e.deployment->request.hardware.gpu->name == "L4");
+    CHECK(e.deployment->request.hardware.count == 2u);
+    CHECK(e.deployment->request.model_spec().name == "llama-3.1-8b");
+  }
+}
+
 TEST_CASE("manifests: hostile YAML is one error with its line, bounded", "[manifest][hostile]") {
   using kvplan::cli::read_manifest_text;
   // Invalid YAML: the file, line and column.
