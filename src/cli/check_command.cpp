@@ -77,10 +77,14 @@ std::uint32_t finding_line(const Deployment& d, const PlanResult& r) {
       }
     }
   }
+  const bool abbreviations = e.capabilities().abbreviations;  // argparse's allow_abbrev: --tp for --tp-size
   for (const auto& [word, line] : d.flag_lines) {
-    const std::string name = e.normalize_flag(word.substr(0, word.find('=')));
-    if (std::find(spellings.begin(), spellings.end(), name.substr(0, name.find(' '))) != spellings.end()) {
-      return line;
+    std::string name = e.normalize_flag(word.substr(0, word.find('=')));
+    name = name.substr(0, name.find(' '));
+    for (const std::string& s : spellings) {
+      if (s == name || (abbreviations && name.size() > 2 && name.rfind("--", 0) == 0 && s.rfind(name, 0) == 0)) {
+        return line;
+      }
     }
   }
   return d.args_line != 0 ? d.args_line : d.line;

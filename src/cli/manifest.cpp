@@ -98,6 +98,15 @@ class Reader {
     return n.IsDefined() && n.Mark().line >= 0 ? static_cast<std::uint32_t>(n.Mark().line + 1) : 1;
   }
   [[nodiscard]] std::string at(const YAML::Node& n) const { return fmt::format("{}:{}", path_, line(n)); }
+  // The line a scalar's text starts on: a block scalar's (| or >) is the line after its indicator.
+  [[nodiscard]] std::uint32_t content_line(const YAML::Node& n) const {
+    const std::uint32_t l = line(n);
+    if (n.IsDefined() && n.Mark().pos >= 0 && static_cast<std::size_t>(n.Mark().pos) < text_.size()) {
+      const char c = text_[static_cast<std::size_t>(n.Mark().pos)];
+      return c == '|' || c == '>' ? l + 1 : l;
+    }
+    return l;
+  }
   [[nodiscard]] const std::string& path() const { return path_; }
   [[nodiscard]] const std::string& text() const { return text_; }
 
@@ -182,7 +191,7 @@ std::vector<Word> words_of(Reader& r, const YAML::Node& n, std::string_view what
   if (!is_seq(n)) {
     throw Error(fmt::format("{}: {} must be a list of strings", r.at(n), what));
   }
-  r.each(n, [&](const YAML::Node& item) { out.push_back({r.scalar(item, what), Reader::line(item)}); });
+  r.each(n, [&](const YAML::Node& item) { out.push_back({r.scalar(item, what), r.content_line(item)}); });
   return out;
 }
 
@@ -670,7 +679,7 @@ void read_skypilot(Reader& r, const YAML::Node& doc, std::vector<Workload>& out)
   c.args_line = c.line;
   c.has_command = true;
   if (Reader::has(run)) {
-    c.command = {{"bash", c.line}, {"-c", c.line}, {r.scalar(run, "run"), c.line}};
+    c.command = {{"bash", c.line}, {"-c", c.line}, {r.scalar(run, "run"), r.content_line(run)}};
   }
   read_env(r, r.get(doc, "envs"), c);
   c.env.emplace_back("SKYPILOT_NUM_NODES", std::to_string(w.pods));
@@ -946,9 +955,18 @@ EngineCommand engine_command(const Container& c, const std::vector<std::pair<std
       }
       split = std::move(kept);
       if (runs_engine(split)) {
+        // Each word's line: where it first appears in the command's text, after the one before.
         std::vector<Word> ws;
+        std::size_t cursor = 0;
+        std::uint32_t line = script.line + offset;
         for (std::string& s : split) {
-          ws.push_back({std::move(s), script.line + offset});
+          const std::size_t at = s.empty() ? std::string::npos : text.find(s, cursor);
+          if (at != std::string::npos) {
+            line = script.line + offset +
+                   static_cast<std::uint32_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+            cursor = at + s.size();
+          }
+          ws.push_back({std::move(s), line});
         }
         found.push_back(std::move(ws));
       }
