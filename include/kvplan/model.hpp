@@ -150,6 +150,7 @@ struct ModelSpec {
   std::string defaults_note;
   /// What the parameter count leaves out ("vision tower 'x' not counted"): the weights are then an
   /// estimate, and --weights SIZE gives the real size.
+  std::string weights_source;             // where params.stated_bytes came from ("--weights", "the safetensors headers")
   std::string weights_note;
 };
 

@@ -370,6 +370,7 @@ GgufModel build(Header& h, std::string_view origin, std::string_view name_of_mod
   g.metadata = std::move(h.brief);
   if (h.tensors > 0) {
     spec.params.stated_bytes = h.tensor_bytes;
+    spec.weights_source = "the GGUF's tensor table";
     spec.params.stated_params = std::max<std::uint64_t>(spec.params.total(), 1);
     spec.weights_note.clear();
   } else {

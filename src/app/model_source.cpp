@@ -10,9 +10,11 @@
 #include "kvplan/config_reader.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/files.hpp"
+#include "kvplan/formula.hpp"
 #include "kvplan/gguf.hpp"
 #include "kvplan/gpus.hpp"
 #include "kvplan/quantity.hpp"
+#include "kvplan/safetensors.hpp"
 #include "kvplan/text.hpp"
 
 namespace kvplan {
@@ -60,11 +62,32 @@ ModelChoice load_config(const std::string& path, std::string_view where) {
     return load_gguf(path, where);
   }
   ModelChoice c;
-  c.spec = std::make_shared<const ModelSpec>(
-      read_hf_config_text(read_config_file(path, where), fs::path(path).filename().string(), path));
+  ModelSpec spec = read_hf_config_text(read_config_file(path, where), fs::path(path).filename().string(), path);
   c.source = fmt::format("config {}", path);
   std::error_code ec;
   c.id = fs::is_directory(path, ec) ? path : fs::path(path).parent_path().string();
+  // A checkpoint folder: its safetensors headers give the weights exactly.
+  if (const std::optional<SafetensorsWeights> w = read_safetensors_folder(c.id.empty() ? "." : c.id, where)) {
+    const std::uint64_t estimate = weight_bytes_per_gpu(spec.params, weight_format(spec, "auto"), 1);
+    spec.params.stated_bytes = w->bytes;
+    spec.params.stated_params = std::max<std::uint64_t>(spec.params.total(), 1);
+    spec.weights_note.clear();
+    std::string dtypes;
+    for (const auto& [dtype, bytes] : w->bytes_by_dtype) {
+      dtypes += fmt::format("{}{} {}", dtypes.empty() ? "" : ", ", dtype, format_bytes(bytes));
+    }
+    std::string parts;
+    for (const auto& [part, bytes] : w->bytes_by_part) {
+      parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", part, format_bytes(bytes));
+    }
+    spec.weights_source = fmt::format("the safetensors headers ({} {}, {} tensors: {}; {}; the architecture's "
+                                      "estimate was {})",
+                                      w->files, w->files == 1 ? "file" : "files", with_commas(w->tensors), dtypes, parts,
+                                      format_bytes(estimate));
+    c.source += fmt::format(", weights {} from {} safetensors {}", format_bytes(w->bytes), w->files,
+                            w->files == 1 ? "file" : "files");
+  }
+  c.spec = std::make_shared<const ModelSpec>(std::move(spec));
   return c;
 }
 

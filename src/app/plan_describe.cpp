@@ -245,7 +245,8 @@ Section model_section(const PlanResult& x) {
                                   official)});
   if (m.params.stated_bytes > 0) {
     s.fields.push_back({"weights_stated_bytes", "Weights (stated)", Cell::bytes(m.params.stated_bytes),
-                        "--weights: the checkpoint's size replaces parameters × bytes per weight"});
+                        fmt::format("{}: the checkpoint's size replaces parameters × bytes per weight",
+                                    m.weights_source.empty() ? std::string("--weights") : m.weights_source)});
   } else if (!m.weights_note.empty()) {
     s.fields.push_back({"weights_estimate", "Weights", Cell::str("estimated"),
                         fmt::format("{}; give --weights SIZE (the checkpoint's size) for the exact figure", m.weights_note)});

@@ -223,6 +223,9 @@ Document show_document(const Preset& p, const std::vector<std::pair<std::string,
       {"parameters", "Parameters (computed)", Cell::count(p.spec.params.total()),
        p.params_official.empty() ? "" : fmt::format("official: {} ({})", p.params_official, p.params_source)},
   };
+  if (p.spec.params.stated_bytes > 0 && !p.spec.weights_source.empty()) {
+    s.fields.push_back({"weights_bytes", "Weights", Cell::bytes(p.spec.params.stated_bytes), p.spec.weights_source});
+  }
   doc.sections.push_back(std::move(s));
 
   // Each layer kind once: how many, their geometry, and which decoder layers.
@@ -311,9 +314,15 @@ int run_models(const ModelsOptions& o, std::ostream& out) {
       file /= "config.json";
     }
     Preset p;
-    p.name = file.filename().string();  // the path itself is the config source below
+    // A folder is named by the folder (a checkpoint's name); a file by the file.
+    p.name = std::filesystem::is_directory(o.show, ec) ? std::filesystem::path(o.show).lexically_normal().filename().string()
+                                                         : file.filename().string();
+    if (p.name.empty()) {
+      p.name = std::filesystem::path(o.show).lexically_normal().parent_path().filename().string();
+    }
     p.hf_id = "-";
-    p.description = "config.json read from the file";
+    p.description = std::filesystem::is_directory(o.show, ec) ? "a model folder: its config.json (and safetensors headers)"
+                                                             : "config.json read from the file";
     p.config_source = file.string();
     p.config_json = parse_json_text(read_bounded_file(file.string(), kMaxConfigBytes, "config.json"), file.string()).dump();
     p.spec = *c.spec;

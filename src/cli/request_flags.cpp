@@ -57,6 +57,7 @@ void apply_model_overrides(const PlanOptions& o, PlanRequest& q) {
     m->params.stated_bytes = parse_size("--weights", o.weights).bytes;
     m->params.stated_params = std::max<std::uint64_t>(m->params.total(), 1);
     m->weights_note.clear();  // the stated size replaces the estimate, towers included
+    m->weights_source.clear();
   }
   if (!o.encoder_tokens.empty()) {
     const std::uint64_t tokens = parse_tokens("--encoder-tokens", o.encoder_tokens);

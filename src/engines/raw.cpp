@@ -119,7 +119,8 @@ EnginePrediction Raw::predict(const EngineInputs& in) const {
   }
   p.budget.push_back({"weights_bytes", "− Weights", Cell::bytes(b.weights_bytes),
                       m.params.stated_bytes > 0
-                          ? fmt::format("--weights {} for {:.2f}B params, this GPU's share / tp {}",
+                          ? fmt::format("{} {} for {:.2f}B params, this GPU's share / tp {}",
+                                        m.weights_source.empty() ? "--weights" : "the checkpoint's",
                                         format_bytes(m.params.stated_bytes),
                                         static_cast<double>(m.params.total()) / 1e9, in.tensor_parallel)
                           : fmt::format("{:.2f}B params in {} / tp {}", static_cast<double>(m.params.total()) / 1e9,
