@@ -1,9 +1,13 @@
 // Models from presets, config.json files and local model folders.
 #include "kvplan/model_source.hpp"
 
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "kvplan/catalog.hpp"
@@ -33,6 +37,146 @@ std::string read_config_file(const std::string& path_text, std::string_view wher
     throw Error(fmt::format("{}: no config.json at {}", where, quote_input(path.string())));
   }
   return read_bounded_file(path.string(), kMaxConfigBytes, "config.json");
+}
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v == nullptr ? std::string() : std::string(v);
+}
+
+std::string small_file(const fs::path& p, std::string_view what) {
+  std::string text = read_bounded_file(p.string(), 1 << 20, what);
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) {
+    text.pop_back();
+  }
+  return text;
+}
+
+// The Hugging Face cache (huggingface_hub constants.py: HF_HUB_CACHE, else HF_HOME/hub, else
+// ~/.cache/huggingface/hub), a repository's folder models--ORG--NAME, and the snapshot its
+// refs/main names (file_download.py: snapshots/<commit> holds the files, as links to blobs/).
+std::optional<ModelChoice> from_hf_cache(std::string_view repo, std::string_view where) {
+  const std::size_t slash = repo.find('/');
+  if (slash == std::string_view::npos || slash == 0 || repo.find('/', slash + 1) != std::string_view::npos ||
+      repo.find("..") != std::string_view::npos || repo.find(':') != std::string_view::npos || repo.size() > 200) {
+    return std::nullopt;
+  }
+  std::string cache = env("HF_HUB_CACHE");
+  if (cache.empty() && !env("HF_HOME").empty()) {
+    cache = env("HF_HOME") + "/hub";
+  }
+  if (cache.empty() && !env("HOME").empty()) {
+    cache = env("HOME") + "/.cache/huggingface/hub";
+  }
+  if (cache.empty()) {
+    return std::nullopt;
+  }
+  const fs::path dir = fs::path(cache) / fmt::format("models--{}--{}", repo.substr(0, slash), repo.substr(slash + 1));
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    return std::nullopt;
+  }
+  const fs::path ref = dir / "refs" / "main";
+  if (!fs::exists(ref, ec)) {
+    throw Error(fmt::format("{}: the Hugging Face cache has {} but no refs/main; download the model again, or give "
+                            "its snapshot folder with --config",
+                            where, quote_input(dir.string())));
+  }
+  const std::string commit = small_file(ref, "refs/main");
+  const fs::path snapshot = dir / "snapshots" / commit;
+  if (commit.empty() || commit.find('/') != std::string::npos || !fs::is_directory(snapshot, ec)) {
+    throw Error(fmt::format("{}: {} names the revision {}, but {} is not there", where, quote_input(ref.string()),
+                            quote_input(commit), quote_input(snapshot.string())));
+  }
+  ModelChoice c = load_config(snapshot.string(), where);
+  c.source = fmt::format("the Hugging Face cache: {} ({})", snapshot.string(), c.source);
+  c.id = std::string(repo);
+  return c;
+}
+
+// Ollama's store (envconfig.Models(): OLLAMA_MODELS, else ~/.ollama/models): a tag's manifest at
+// manifests/registry.ollama.ai/library/NAME/TAG (or USER/NAME/TAG), whose layer of media type
+// application/vnd.ollama.image.model is the GGUF blob blobs/sha256-<hex>.
+std::optional<ModelChoice> from_ollama(std::string_view name, std::string_view where) {
+  const std::size_t colon = name.find(':');
+  if (colon == std::string_view::npos || colon == 0 || colon + 1 == name.size() ||
+      name.find("..") != std::string_view::npos || name.find(':', colon + 1) != std::string_view::npos ||
+      name.size() > 200) {
+    return std::nullopt;
+  }
+  std::string store = env("OLLAMA_MODELS");
+  if (store.empty() && !env("HOME").empty()) {
+    store = env("HOME") + "/.ollama/models";
+  }
+  if (store.empty()) {
+    return std::nullopt;
+  }
+  const std::string model(name.substr(0, colon));
+  const std::string tag(name.substr(colon + 1));
+  const fs::path base = fs::path(store) / "manifests" / "registry.ollama.ai";
+  const fs::path manifest = model.find('/') == std::string::npos ? base / "library" / model / tag : base / model / tag;
+  std::error_code ec;
+  if (!fs::is_regular_file(manifest, ec)) {
+    return std::nullopt;
+  }
+  const std::string text = read_bounded_file(manifest.string(), 1 << 20, "Ollama manifest");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception&) {
+    throw Error(fmt::format("{}: {} is not valid JSON", where, quote_input(manifest.string())));
+  }
+  std::optional<std::string> model_digest;
+  std::optional<std::string> params_digest;
+  if (j.is_object() && j.contains("layers") && j["layers"].is_array()) {
+    for (const auto& layer : j["layers"]) {
+      if (!layer.is_object() || !layer.contains("mediaType") || !layer.contains("digest") ||
+          !layer["mediaType"].is_string() || !layer["digest"].is_string()) {
+        continue;
+      }
+      const std::string type = layer["mediaType"].get<std::string>();
+      if (type == "application/vnd.ollama.image.model") {
+        model_digest = layer["digest"].get<std::string>();
+      } else if (type == "application/vnd.ollama.image.params") {
+        params_digest = layer["digest"].get<std::string>();
+      }
+    }
+  }
+  auto blob = [&](const std::string& digest) {
+    std::string file = digest;
+    std::replace(file.begin(), file.end(), ':', '-');
+    if (file.find('/') != std::string::npos || file.rfind("sha256-", 0) != 0) {
+      throw Error(fmt::format("{}: {}: layer digest {} is not sha256:<hex>", where, quote_input(manifest.string()),
+                              quote_input(digest)));
+    }
+    return fs::path(store) / "blobs" / file;
+  };
+  if (!model_digest) {
+    throw Error(fmt::format("{}: {} has no model layer", where, quote_input(manifest.string())));
+  }
+  const fs::path gguf = blob(*model_digest);
+  if (!fs::is_regular_file(gguf, ec)) {
+    throw Error(fmt::format("{}: {} names the blob {}, which is not in the store", where, quote_input(manifest.string()),
+                            quote_input(gguf.string())));
+  }
+  ModelChoice c = load_gguf(gguf.string(), where);
+  std::string ctx;
+  if (params_digest) {
+    const fs::path params = blob(*params_digest);
+    if (fs::is_regular_file(params, ec)) {
+      try {
+        const nlohmann::json p = nlohmann::json::parse(read_bounded_file(params.string(), 1 << 20, "Ollama params"));
+        if (p.is_object() && p.contains("num_ctx") && p["num_ctx"].is_number_unsigned()) {
+          ctx = fmt::format("; its Modelfile sets num_ctx {}", with_commas(p["num_ctx"].get<std::uint64_t>()));
+        }
+      } catch (const nlohmann::json::exception&) {
+        // a params blob that is not JSON: no num_ctx to report
+      }
+    }
+  }
+  c.source = fmt::format("the Ollama store: {} → {}{}", name, c.source, ctx);
+  c.id = std::string(name);
+  return c;
 }
 
 bool looks_like_path(const std::string& name) {
@@ -95,6 +239,17 @@ ModelChoice load_preset(std::string_view name) {
   if (is_gguf_path(name)) {
     return load_gguf(std::string(name), "--model");  // --model PATH.gguf
   }
+  std::error_code ec;
+  if (fs::is_directory(std::string(name), ec) && fs::exists(fs::path(std::string(name)) / "config.json", ec)) {
+    return load_config(std::string(name), "--model");  // --model DIR: a checkpoint folder
+  }
+  // The machine's own model stores come before the built-in catalog.
+  if (std::optional<ModelChoice> c = from_hf_cache(name, "--model")) {
+    return *c;
+  }
+  if (std::optional<ModelChoice> c = from_ollama(name, "--model")) {
+    return *c;
+  }
   const std::optional<PresetMatch> match = resolve_preset(name);
   const Preset& p = match ? *match->preset : find_preset(name);  // find_preset throws with "did you mean"
   ModelChoice c;
@@ -125,6 +280,9 @@ ModelChoice load_engine_model(const std::string& name, std::string_view where) {
     ModelChoice c = load_config(name, where);
     c.id = name;
     return c;
+  }
+  if (std::optional<ModelChoice> c = from_hf_cache(name, where)) {
+    return *c;
   }
   if (lookup_preset(name) != nullptr) {
     return load_preset(name);
