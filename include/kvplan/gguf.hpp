@@ -52,4 +52,17 @@ GgufModel read_gguf_bytes(std::string_view bytes, std::string_view origin);
 /// Whether a path names a GGUF file by its extension.
 bool is_gguf_path(std::string_view path) noexcept;
 
+/// A llama.cpp file type as GGUF file names carry it (llama-quantize's type names: Q4_K_M,
+/// IQ4_XS, Q8_0, BF16 ...), with its bits per weight: stated in llama-quantize's table, or derived
+/// from the size it states for its reference model. For a file that is not on this machine.
+struct GgufFileType {
+  std::string name;                  // as llama-quantize spells it: "Q4_K_M"
+  std::uint32_t millibits = 0;       // bits per weight × 1000
+  std::string basis;                 // "4.58 GiB for Llama-3-8B (8.03B parameters)"
+};
+
+/// The file type a GGUF file name ends with ("gemma-3-27b-it-Q4_K_M.gguf", "llama-2-7b.Q5_K_S.gguf",
+/// "...-UD-Q4_K_XL-00001-of-00002.gguf"), and the model name before it; nullopt when it names none.
+std::optional<std::pair<std::string, GgufFileType>> gguf_name_type(std::string_view file_name);
+
 }  // namespace kvplan

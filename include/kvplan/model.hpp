@@ -151,6 +151,7 @@ struct ModelSpec {
   /// What the parameter count leaves out ("vision tower 'x' not counted"): the weights are then an
   /// estimate, and --weights SIZE gives the real size.
   std::string weights_source;             // where params.stated_bytes came from ("--weights", "the safetensors headers")
+  bool weights_estimated = false;         // stated_bytes is an estimate (a GGUF file's name), not a measured size
   std::string weights_note;
 };
 

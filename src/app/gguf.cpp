@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
@@ -392,6 +393,128 @@ std::optional<std::uint64_t> ggml_tensor_bytes(const GgmlType& type, std::uint64
     return std::nullopt;
   }
   return elements / type.block_elements * type.block_bytes;
+}
+
+namespace {
+
+struct QuantOption {
+  std::string_view name;
+  std::uint32_t centi = 0;           // the size it states, in hundredths of GiB ("4.58G"), or
+  std::uint64_t params = 0;          //   for this model's parameter count; or, with params 0,
+                                     //   bits per weight × 100 ("2.06 bpw")
+  std::string_view model;
+};
+
+constexpr std::uint64_t kLlama3_8B = 8'030'261'248;   // meta-llama/Meta-Llama-3-8B: 8.03B (its config)
+constexpr std::uint64_t kMistral7B = 7'241'732'096;   // mistralai/Mistral-7B-v0.1: 7.24B
+
+// ggml-org/llama.cpp tools/quantize/quantize.cpp at 42ea59bc, QUANT_OPTIONS: each type's size for
+// Llama-3-8B (the "G" there is GiB: Q8_0's 7.96 G is 8.5 bits per weight only in GiB), or its bits
+// per weight. Unsloth's dynamic quants (UD-Q4_K_XL ...) are mixes of these and no llama.cpp type.
+constexpr QuantOption kQuantOptions[] = {
+    {"Q4_0", 434, kLlama3_8B, "Llama-3-8B"},   {"Q4_1", 478, kLlama3_8B, "Llama-3-8B"},
+    {"Q5_0", 521, kLlama3_8B, "Llama-3-8B"},   {"Q5_1", 565, kLlama3_8B, "Llama-3-8B"},
+    {"IQ2_XXS", 206, 0, ""},                    {"IQ2_XS", 231, 0, ""},
+    {"IQ2_S", 250, 0, ""},                      {"IQ2_M", 270, 0, ""},
+    {"IQ1_S", 156, 0, ""},                      {"IQ1_M", 175, 0, ""},
+    {"TQ1_0", 169, 0, ""},                      {"TQ2_0", 206, 0, ""},
+    {"Q2_K", 296, kLlama3_8B, "Llama-3-8B"},   {"Q2_K_S", 296, kLlama3_8B, "Llama-3-8B"},
+    {"IQ3_XXS", 306, 0, ""},                    {"IQ3_S", 344, 0, ""},
+    {"IQ3_M", 366, 0, ""},                      {"IQ3_XS", 330, 0, ""},
+    {"Q3_K_S", 341, kLlama3_8B, "Llama-3-8B"}, {"Q3_K_M", 374, kLlama3_8B, "Llama-3-8B"},
+    {"Q3_K_L", 403, kLlama3_8B, "Llama-3-8B"}, {"IQ4_NL", 450, 0, ""},
+    {"IQ4_XS", 425, 0, ""},                     {"Q4_K_S", 437, kLlama3_8B, "Llama-3-8B"},
+    {"Q4_K_M", 458, kLlama3_8B, "Llama-3-8B"}, {"Q5_K_S", 521, kLlama3_8B, "Llama-3-8B"},
+    {"Q5_K_M", 533, kLlama3_8B, "Llama-3-8B"}, {"Q6_K", 614, kLlama3_8B, "Llama-3-8B"},
+    {"Q8_0", 796, kLlama3_8B, "Llama-3-8B"},   {"F16", 1400, kMistral7B, "Mistral-7B"},
+    {"BF16", 1400, kMistral7B, "Mistral-7B"},  {"F32", 3200, 0, ""},
+    {"MXFP4", 425, 0, ""},  // not in the table: ggml-common.h block_mxfp4, 32 4-bit values and an 8-bit scale in 17 bytes
+};
+
+// "Q4_K" is llama-quantize's alias for Q4_K_M (and Q3_K, Q5_K likewise); gpt-oss files say "mxfp4".
+std::string_view canonical(std::string_view t) {
+  if (t == "Q3_K") return "Q3_K_M";
+  if (t == "Q4_K") return "Q4_K_M";
+  if (t == "Q5_K") return "Q5_K_M";
+  if (t == "MXFP4_MOE") return "MXFP4";
+  return t;
+}
+
+std::optional<GgufFileType> file_type(std::string_view token) {
+  std::string up;
+  for (char c : token) {
+    up += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  }
+  const std::string_view t = canonical(up);
+  for (const QuantOption& q : kQuantOptions) {
+    if (q.name != t) {
+      continue;
+    }
+    GgufFileType f;
+    f.name = std::string(q.name);
+    if (q.name == "MXFP4") {
+      f.millibits = q.centi * 10;
+      f.basis = "ggml's block_mxfp4: 32 weights in 17 bytes; gpt-oss keeps attention in bf16, so the file is larger";
+    } else if (q.params == 0) {
+      f.millibits = q.centi * 10;
+      f.basis = fmt::format("{}.{:02} bits per weight in llama-quantize's table", q.centi / 100, q.centi % 100);
+    } else {
+      // size × 2^30 bytes × 8 bits / parameters, in thousandths
+      f.millibits = static_cast<std::uint32_t>((static_cast<std::uint64_t>(q.centi) * (1ULL << 30) * 8 * 1000 / 100 +
+                                                q.params / 2) / q.params);
+      f.basis = fmt::format("{}.{:02} GiB for {} in llama-quantize's table", q.centi / 100, q.centi % 100, q.model);
+    }
+    return f;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::pair<std::string, GgufFileType>> gguf_name_type(std::string_view file_name) {
+  std::string stem(file_name.substr(file_name.find_last_of('/') == std::string_view::npos ? 0
+                                                                                          : file_name.find_last_of('/') + 1));
+  if (stem.size() > 5 && to_lower(stem.substr(stem.size() - 5)) == ".gguf") {
+    stem.resize(stem.size() - 5);
+  }
+  // A split model's shard suffix: -00001-of-00003.
+  if (const std::size_t of = stem.rfind("-of-"); of != std::string::npos && of >= 6 && stem[of - 6] == '-') {
+    stem.resize(of - 6);
+  }
+  const std::size_t cut = stem.find_last_of("-.");
+  if (cut == std::string::npos || cut == 0) {
+    return std::nullopt;
+  }
+  std::string token = stem.substr(cut + 1);
+  std::string model = stem.substr(0, cut);
+  std::optional<GgufFileType> t = file_type(token);
+  std::string note;
+  if (!t) {
+    // Unsloth's dynamic quants: UD-Q4_K_XL, UD-IQ2_M: a mix around that type; XL is no llama.cpp suffix.
+    const std::size_t xl = to_lower(token).rfind("_xl");
+    if (xl == std::string::npos || xl + 3 != token.size()) {
+      return std::nullopt;
+    }
+    t = file_type(token.substr(0, xl) + "_M");  // Q4_K_XL: around Q4_K_M
+    if (!t) {
+      t = file_type(token.substr(0, xl));       // Q2_K_XL: around Q2_K
+    }
+    if (!t) {
+      return std::nullopt;
+    }
+    note = fmt::format("{} is a mix, not a type llama-quantize makes; estimated as {}: ", token, t->name);
+  }
+  if (model.size() > 3 && to_lower(model.substr(model.size() - 3)) == "-ud") {
+    model.resize(model.size() - 3);
+    note = fmt::format("Unsloth's dynamic {} mixes types; estimated as {}: ", token, t->name);
+  }
+  if (!note.empty()) {
+    t->basis = note + t->basis;
+  }
+  if (model.empty()) {
+    return std::nullopt;
+  }
+  return std::make_pair(model, *t);
 }
 
 bool is_gguf_path(std::string_view path) noexcept {

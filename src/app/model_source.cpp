@@ -179,6 +179,44 @@ std::optional<ModelChoice> from_ollama(std::string_view name, std::string_view w
   return c;
 }
 
+// A GGUF file that is not on this machine (llama-server -m gemma-3-27b-it-Q4_K_M.gguf in a CI job):
+// the model from the name before its file type, the weights estimated from the type's bits per weight.
+std::optional<ModelChoice> from_gguf_name(const std::string& path, std::string_view where) {
+  std::error_code ec;
+  if (fs::exists(path, ec)) {
+    return std::nullopt;
+  }
+  const auto named = gguf_name_type(path);
+  if (!named) {
+    return std::nullopt;
+  }
+  const auto& [model, type] = *named;
+  ModelChoice base;
+  try {
+    base = load_preset(model);
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}: the GGUF file {} is not on this machine, and the model its name gives, {}, is not in "
+                            "the catalog ({}); name the architecture with --model NAME",
+                            where, quote_input(path), quote_input(model), one_line(e.what())));
+  }
+  auto spec = std::make_shared<ModelSpec>(*base.spec);
+  const std::uint64_t params = std::max<std::uint64_t>(spec->params.total(), 1);
+  __extension__ using Wide = unsigned __int128;
+  spec->params.stated_bytes = static_cast<std::uint64_t>((static_cast<Wide>(params) * type.millibits + 7999) / 8000);
+  spec->params.stated_params = params;
+  spec->weights_note.clear();
+  spec->weights_estimated = true;
+  spec->weights_source = fmt::format("estimated from the file name's {}: {}.{:03} bits per weight ({})", type.name,
+                                     type.millibits / 1000, type.millibits % 1000, type.basis);
+  ModelChoice c;
+  c.spec = std::move(spec);
+  c.preset = base.preset;
+  c.source = fmt::format("{} (not on this machine: the architecture of {}, weights estimated from the name's {})", path,
+                         base.source, type.name);
+  c.id = path;
+  return c;
+}
+
 bool looks_like_path(const std::string& name) {
   return !name.empty() && (name.front() == '/' || name.front() == '.' || name.front() == '~' ||
                            name.find('\\') != std::string::npos || name.rfind("file:", 0) == 0);
@@ -203,6 +241,9 @@ ModelChoice load_gguf(const std::string& path, std::string_view where) {
 
 ModelChoice load_config(const std::string& path, std::string_view where) {
   if (is_gguf_path(path)) {
+    if (std::optional<ModelChoice> c = from_gguf_name(path, where)) {
+      return *c;
+    }
     return load_gguf(path, where);
   }
   ModelChoice c;
@@ -237,6 +278,9 @@ ModelChoice load_config(const std::string& path, std::string_view where) {
 
 ModelChoice load_preset(std::string_view name) {
   if (is_gguf_path(name)) {
+    if (std::optional<ModelChoice> c = from_gguf_name(std::string(name), "--model")) {
+      return *c;
+    }
     return load_gguf(std::string(name), "--model");  // --model PATH.gguf
   }
   std::error_code ec;
@@ -280,6 +324,12 @@ ModelChoice load_engine_model(const std::string& name, std::string_view where) {
     ModelChoice c = load_config(name, where);
     c.id = name;
     return c;
+  }
+  if (is_gguf_path(name)) {
+    if (std::optional<ModelChoice> c = from_gguf_name(name, where)) {
+      return *c;
+    }
+    return load_gguf(name, where);
   }
   if (std::optional<ModelChoice> c = from_hf_cache(name, where)) {
     return *c;

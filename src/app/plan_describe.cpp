@@ -244,9 +244,12 @@ Section model_section(const PlanResult& x) {
                       fmt::format("{:.2f}B computed from the architecture; {}", static_cast<double>(m.params.total()) / 1e9,
                                   official)});
   if (m.params.stated_bytes > 0) {
-    s.fields.push_back({"weights_stated_bytes", "Weights (stated)", Cell::bytes(m.params.stated_bytes),
-                        fmt::format("{}: the checkpoint's size replaces parameters × bytes per weight",
-                                    m.weights_source.empty() ? std::string("--weights") : m.weights_source)});
+    s.fields.push_back({"weights_stated_bytes", m.weights_estimated ? "Weights (estimated)" : "Weights (stated)",
+                        Cell::bytes(m.params.stated_bytes),
+                        m.weights_estimated
+                            ? m.weights_source
+                            : fmt::format("{}: the checkpoint's size replaces parameters × bytes per weight",
+                                          m.weights_source.empty() ? std::string("--weights") : m.weights_source)});
   } else if (!m.weights_note.empty()) {
     s.fields.push_back({"weights_estimate", "Weights", Cell::str("estimated"),
                         fmt::format("{}; give --weights SIZE (the checkpoint's size) for the exact figure", m.weights_note)});
