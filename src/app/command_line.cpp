@@ -580,6 +580,11 @@ PlanRequest read_prefixed(const Prefix& pre, const CommandContext& ctx) {
       }
     }
     q.model = load_engine_model(*model_name, where);
+    if (q.model.spec->weights_estimated) {
+      q.warnings.push_back(fmt::format("{}: {} is not on this machine: the weights are {}; the verdict is uncertain",
+                                       where, quote_input(*model_name), q.model.spec->weights_source));
+      q.uncertain = true;
+    }
   } else {
     throw Error(fmt::format("{}: no model on the command line; name it with kvplan check --model NAME or --config PATH",
                             where));

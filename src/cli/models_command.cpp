@@ -294,6 +294,16 @@ int run_models(const ModelsOptions& o, std::ostream& out) {
     return 0;
   }
   std::error_code ec;
+  if (is_gguf_path(o.show) && !std::filesystem::exists(o.show, ec) && gguf_name_type(o.show)) {
+    // A GGUF named but not here: the architecture its name gives, the weights estimated from its type.
+    const ModelChoice c = load_preset(o.show);
+    Preset p = c.preset != nullptr ? *c.preset : Preset{};
+    p.name = std::filesystem::path(o.show).filename().string();
+    p.description = c.source;
+    p.spec = *c.spec;
+    render(show_document(p), format, out);
+    return 0;
+  }
   if (is_gguf_path(o.show)) {
     const GgufModel g = read_gguf(o.show, "models show");
     Preset p;
