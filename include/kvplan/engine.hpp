@@ -102,6 +102,7 @@ struct Capabilities {
   ContextParallel context = ContextParallel::none;
   bool context_with_sliding_window = true;  // false: context parallelism refused with sliding layers
   bool abbreviations = false;      // its parser takes unambiguous prefixes of long flags (argparse's allow_abbrev)
+  bool layers_over_devices = false;  // it uses every GPU it sees, whole layers on each (llama.cpp's -sm layer)
   std::uint32_t margin_ppm = 0;    // its accuracy bound in docs/accuracy.md: emit and the inverse keep it
 };
 
@@ -121,6 +122,7 @@ struct EngineInputs {
   std::uint32_t pipeline_parallel = 1;
   std::uint32_t context_parallel = 1;
   std::uint32_t data_parallel = 1;         // replicas (expert parallelism shards experts over tp × dp)
+  std::uint32_t devices = 1;               // the GPUs it spreads one model over (Capabilities::layers_over_devices)
   bool last_stage = true;                  // the pipeline stage that samples (computes the logits)
   std::uint64_t gpu_memory_bytes = 0;      // CUDA total per GPU
   std::string_view memory_detail;          // how that size was understood (the report's first budget line)

@@ -37,6 +37,7 @@ EngineInputs engine_inputs(const PlanRequest& q, const Resolved& r, const ModelS
   in.pipeline_parallel = r.pp;
   in.context_parallel = r.cp;
   in.data_parallel = r.dp;
+  in.devices = q.engine_ref().capabilities().layers_over_devices ? r.gpus_used : 1;
   in.last_stage = stage + 1 == r.pp;
   in.gpu_memory_bytes = q.hardware.vram_bytes;
   in.memory_detail = q.hardware.detail;
@@ -196,6 +197,9 @@ Resolved resolve(const PlanRequest& q) {
   }
   r.gpus_used = r.tp * r.pp * cp_gpus * r.dp;
   r.gpus_available = q.hardware.count.value_or(r.gpus_used);
+  if (caps.layers_over_devices) {
+    r.gpus_used = r.gpus_available;  // llama.cpp spreads the model over every GPU it sees
+  }
   r.kv_dtype = q.kv_dtype ? *q.kv_dtype : require_dtype(kv_dtypes(), "--kv-dtype", m.torch_dtype);
   r.weights = q.weights ? *q.weights : weight_format(m, "auto");
   r.max_model_len_given = q.max_model_len.has_value();

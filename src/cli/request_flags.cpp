@@ -181,7 +181,8 @@ void load_knobs(const PlanOptions& o, PlanRequest& q) {
       throw Error(fmt::format("{} belongs to --engine {}, but this plan uses --engine {}", flag, owners(flag), e.name()));
     }
     const Knob& k = e.knobs()[*index];
-    const KnobValue v = read_knob(k, flag, text);
+    // kvplan's own flags take kvplan's quantities; a text knob is read as the engine reads it (-ngl all, -ts 3,1).
+    const KnobValue v = k.parse != nullptr && k.type == KnobType::text ? k.parse(flag, text) : read_knob(k, flag, text);
     switch (k.target) {
       case Target::kv_dtype:
         if (o.kv_dtype != "auto") {

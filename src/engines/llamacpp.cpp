@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <fmt/format.h>
+#include <numeric>
 #include <tuple>
 #include <variant>
 
@@ -30,8 +31,50 @@ constexpr std::uint64_t kFitMinContext = 4096;  // fit_params_min_ctx (common.h;
 
 enum K : std::size_t {
   ctx_size, parallel, cache_type_k, cache_type_v, kv_unified, swa_full, fit, fit_target, fit_ctx, ubatch_size,
-  flash_attn, model, kCount
+  flash_attn, model, gpu_layers, kv_offload, split_mode, tensor_split, main_gpu, kCount
 };
+
+// -ngl N|auto|all (common/arg.cpp): a count of layers, or every layer (the default).
+KnobValue layer_count(std::string_view where, std::string_view text) {
+  if (text == "auto" || text == "all" || (!text.empty() && text.front() == '-')) {
+    return std::string("all");
+  }
+  if (text == "0") {
+    return std::uint64_t{0};  // every layer in host memory
+  }
+  return parse_count(where, text, 1 << 20);
+}
+
+// -sm none|layer|row|tensor (common/arg.cpp; llama.h enum llama_split_mode).
+KnobValue split_name(std::string_view where, std::string_view text) {
+  if (text == "none" || text == "layer" || text == "row" || text == "tensor") {
+    return std::string(text);
+  }
+  throw Error(fmt::format("{}: split mode {} is none of none, layer, row, tensor", where, quote_input(text)));
+}
+
+// -ts 3,1: each device's share, as llama.cpp reads it (numbers split on ',' or '/').
+KnobValue split_list(std::string_view where, std::string_view text) {
+  std::string out;
+  std::size_t n = 0;
+  for (std::string_view rest = text; !rest.empty() || n == 0;) {
+    const std::size_t cut = rest.find_first_of(",/");
+    const std::string_view part = rest.substr(0, cut);
+    const std::optional<double> v = to_decimal(part);
+    const bool ok = v && *v >= 0 && *v <= 1e6;
+    const std::uint64_t micro = ok ? static_cast<std::uint64_t>(*v * 1e6 + 0.5) : 0;
+    if (!ok || ++n > 64) {
+      throw Error(fmt::format("{}: {} is not a list of up to 64 non-negative numbers such as 3,1", where,
+                              quote_input(text)));
+    }
+    out += (out.empty() ? "" : ",") + std::to_string(micro);
+    if (cut == std::string_view::npos) {
+      break;
+    }
+    rest = rest.substr(cut + 1);
+  }
+  return out;
+}
 
 // -np -1 is "auto" (4 slots with a unified cache in llama-server).
 KnobValue slots(std::string_view where, std::string_view text) {
@@ -86,7 +129,167 @@ constexpr std::array<Knob, kCount> kKnobs{{
      "common/arg.cpp common_params.flash_attn_type"},
     {"model", "-m --model", KnobType::text, Target::model, "", "the model: a GGUF file",
      "common/arg.cpp common_params.model"},
+    {"gpu_layers", "-ngl --gpu-layers --n-gpu-layers", KnobType::text, Target::own, "--gpu-layers --ngl",
+     "llama.cpp: layers on the GPUs, the last N (default all); the rest and their KV stay in host memory",
+     "common/arg.cpp common_params.n_gpu_layers; src/llama-model.cpp load_tensors (i_gpu_start)", layer_count},
+    {"kv_offload", "-kvo --kv-offload", KnobType::flag, Target::own, "",
+     "llama.cpp: KV of offloaded layers on their GPU (default on; -nkvo keeps all KV in host memory)",
+     "common/arg.cpp common_params.no_kv_offload"},
+    {"split_mode", "-sm --split-mode", KnobType::text, Target::own, "--split-mode",
+     "llama.cpp: none, layer (default: whole layers per GPU), row or tensor", "common/arg.cpp common_params.split_mode",
+     split_name},
+    {"tensor_split", "-ts --tensor-split", KnobType::text, Target::own, "--tensor-split",
+     "llama.cpp: each GPU's share of the layers, e.g. 3,1 (default: in proportion to free memory)",
+     "common/arg.cpp common_params.tensor_split", split_list},
+    {"main_gpu", "-mg --main-gpu", KnobType::count, Target::own, "--main-gpu",
+     "llama.cpp: the GPU for -sm none, and for the KV with -sm row (default 0)", "common/arg.cpp common_params.main_gpu",
+     nullptr, 64, true},
 }};
+
+// Where llama.cpp puts each layer (src/llama-model.cpp load_tensors): the last n_gpu_layers of the
+// n_layer repeating layers go to the GPUs, and the output layer too when n_gpu_layers > n_layer;
+// with -sm layer, layer il (counted from the first offloaded one) goes to the first device whose
+// cumulative tensor_split share exceeds il / act, act = min(n_gpu_layers, n_layer + 1). The token
+// embeddings always stay in host memory (the input layer's buffer type is the CPU's); a tied output
+// layer is a second copy of them (TENSOR_DUPLICATED). Each layer's KV lives with it
+// (src/llama-kv-cache.cpp: the layer's device), or in host memory with -nkvo.
+struct Placement {
+  std::vector<std::uint64_t> weights;  // per device
+  std::vector<std::uint32_t> layers;   // repeating layers per device
+  std::vector<bool> kv_here;           // the device holds its layers' KV
+  std::uint64_t host_weights = 0;
+  std::uint32_t host_layers = 0;
+  std::uint32_t offloaded = 0;         // layers on GPUs, the output layer counted as llama.cpp counts it
+  std::uint32_t n_layer = 0;
+  bool kv_split_evenly = false;        // -sm tensor: every device holds a share of every layer's KV
+  std::uint32_t kv_device = 0;         // -sm row: the main GPU holds all KV
+  bool kv_on_main = false;
+};
+
+Placement place(const ModelSpec& m, const WeightFormat& w, const KnobSet& s, std::uint32_t devices) {
+  Placement pl;
+  pl.n_layer = std::max<std::uint32_t>(m.num_hidden_layers, 1);
+  const std::uint32_t n = pl.n_layer;
+  devices = std::max<std::uint32_t>(devices, 1);
+  const KnobValue* ngl_v = s.find(gpu_layers);
+  const std::uint64_t ngl = ngl_v == nullptr || std::holds_alternative<std::string>(*ngl_v)
+                                ? std::uint64_t{n} + 1
+                                : std::get<std::uint64_t>(*ngl_v);
+  const std::string mode = s.find(split_mode) != nullptr ? std::get<std::string>(*s.find(split_mode)) : "layer";
+  const std::uint32_t main = static_cast<std::uint32_t>(std::min<std::uint64_t>(s.number(main_gpu).value_or(0), devices - 1));
+  // Shares: -ts, else equal (llama.cpp's default follows free memory, equal on identical GPUs).
+  std::vector<std::uint64_t> share(devices, 1);
+  if (const KnobValue* ts = s.find(tensor_split)) {
+    const std::string& list = std::get<std::string>(*ts);
+    std::size_t i = 0;
+    for (std::size_t at = 0; at <= list.size() && i < devices; ++i) {
+      const std::size_t comma = std::min(list.find(',', at), list.size());
+      share[i] = to_unsigned(std::string_view(list).substr(at, comma - at)).value_or(0);
+      at = comma + 1;
+    }
+    for (; i < devices; ++i) {
+      share[i] = 0;  // devices past the list get no layers
+    }
+  }
+  std::vector<std::uint64_t> cumulative(devices);
+  std::uint64_t sum = 0;
+  for (std::uint32_t d = 0; d < devices; ++d) {
+    sum += share[d];
+    cumulative[d] = sum;
+  }
+  if (sum == 0) {
+    std::fill(share.begin(), share.end(), 1);
+    for (std::uint32_t d = 0; d < devices; ++d) {
+      cumulative[d] = d + 1;
+    }
+    sum = devices;
+  }
+  const ParamCounts& p = m.params;
+  ParamCounts emb = p;
+  emb.lm_head = emb.attention = emb.mlp = emb.experts = emb.norms = emb.vision = 0;
+  ParamCounts out = emb;
+  out.embedding = p.lm_head > 0 ? p.lm_head : p.embedding;
+  const std::uint64_t total = weight_bytes_per_gpu(p, w, 1);
+  const std::uint64_t emb_bytes = weight_bytes_per_gpu(emb, w, 1);
+  const std::uint64_t out_bytes = weight_bytes_per_gpu(out, w, 1);
+  const std::uint64_t repeating = sat_sub(total, sat_add(emb_bytes, p.lm_head > 0 ? out_bytes : 0));
+  const std::uint64_t act = std::min<std::uint64_t>(ngl, std::uint64_t{n} + 1);
+  const std::uint64_t first = ngl >= n ? 0 : n - ngl;
+  pl.weights.assign(devices, 0);
+  pl.layers.assign(devices, 0);
+  pl.kv_here.assign(devices, s.flag(kv_offload).value_or(true));
+  pl.host_weights = emb_bytes;
+  auto device_of = [&](std::uint64_t il) -> std::uint32_t {
+    if (mode == "none") {
+      return main;
+    }
+    const std::uint64_t x = il - first;  // x / act < cumulative[d] / sum
+    for (std::uint32_t d = 0; d < devices; ++d) {
+      if (x * sum < cumulative[d] * act) {
+        return d;
+      }
+    }
+    return devices - 1;
+  };
+  for (std::uint64_t il = 0; il <= n; ++il) {
+    const bool output = il == n;
+    const std::uint64_t bytes = output ? out_bytes : repeating / n + (il < repeating % n ? 1 : 0);
+    if (il < first || (output && ngl <= n)) {
+      pl.host_weights += bytes;
+      pl.host_layers += output ? 0 : 1;
+      continue;
+    }
+    ++pl.offloaded;
+    if (mode == "row" || mode == "tensor") {
+      // Rows of each matrix over the devices by their shares (the KV stays with the main GPU for row).
+      for (std::uint32_t d = 0; d < devices; ++d) {
+        pl.weights[d] += bytes * share[d] / sum;
+      }
+      if (!output) {
+        ++pl.layers[main];
+      }
+      continue;
+    }
+    const std::uint32_t d = device_of(il);
+    pl.weights[d] += bytes;
+    if (!output) {
+      ++pl.layers[d];
+    }
+  }
+  pl.kv_on_main = mode == "row";
+  pl.kv_device = main;
+  pl.kv_split_evenly = mode == "tensor";
+  return pl;
+}
+
+// Each device's KV: its layers' share of the cache (exact when the layers are alike; a model with
+// several layer kinds is shared in proportion to the layer count).
+std::vector<std::uint64_t> kv_per_device(const Placement& pl, std::uint64_t kv_total, std::uint64_t& host_kv) {
+  std::vector<std::uint64_t> kv(pl.weights.size(), 0);
+  host_kv = 0;
+  const std::uint64_t n = pl.n_layer;
+  const std::uint64_t per = n == 0 ? 0 : kv_total / n;
+  host_kv = pl.host_layers * per;
+  for (std::size_t d = 0; d < kv.size(); ++d) {
+    const std::uint64_t bytes = pl.layers[d] * per;
+    if (!pl.kv_here[d]) {
+      host_kv += bytes;
+    } else if (pl.kv_split_evenly) {
+      for (std::size_t e = 0; e < kv.size(); ++e) {
+        kv[e] += bytes / kv.size();
+      }
+    } else {
+      kv[d] += bytes;
+    }
+  }
+  // Rounding of kv_total / n stays with the last device that holds KV (or the host).
+  const std::uint64_t placed = std::accumulate(kv.begin(), kv.end(), host_kv);
+  if (placed < kv_total) {
+    auto it = std::find_if(kv.rbegin(), kv.rend(), [](std::uint64_t b) { return b > 0; });
+    (it != kv.rend() ? *it : host_kv) += kv_total - placed;
+  }
+  return kv;
+}
 
 std::string ggml_name(const DType& t) {
   if (t.name == "fp16") {
@@ -214,6 +417,7 @@ class Llamacpp final : public Engine {
     c.splits_heads = false;  // --split-mode layer: whole layers per GPU
     c.data_parallel = false;
     c.pipeline = false;
+    c.layers_over_devices = true;  // every visible device, layers split by -ts (src/llama-model.cpp)
     c.margin_ppm = 0;  // KV size exact to 0.01 MiB (docs/accuracy.md)
     return c;
   }
@@ -340,17 +544,26 @@ EnginePrediction Llamacpp::predict(const EngineInputs& in) const {
   const std::uint64_t fit_free = s.number(fit_target).value_or(kFitTargetMiB) * kMiB;
   // -c 0 given explicitly also sets fit_params_min_ctx to UINT32_MAX: --fit never shrinks it (common/arg.cpp).
   const std::uint64_t fit_floor = s.number(ctx_size) == 0u ? kSaturated : s.number(fit_ctx).value_or(kFitMinContext);
-  const std::uint64_t weights = weight_bytes_per_gpu(m.params, in.weights, 1);
+  const Placement pl = place(m, in.weights, s, in.devices);
+  // The most any one device holds, weights and KV, for a KV cache of `kv_total` bytes.
+  auto peak = [&](std::uint64_t kv_total) {
+    std::uint64_t host = 0;
+    const std::vector<std::uint64_t> kv = kv_per_device(pl, kv_total, host);
+    std::uint64_t most = 0;
+    for (std::size_t d = 0; d < kv.size(); ++d) {
+      most = std::max(most, sat_add(pl.weights[d], kv[d]));
+    }
+    return most;
+  };
   std::uint64_t fitted_from = 0;
-  if (fits_on && in.gpu_memory_bytes > 0 &&
-      sat_add(sat_add(weights, sz.total()), fit_free) > in.gpu_memory_bytes) {
+  if (fits_on && in.gpu_memory_bytes > 0 && sat_add(peak(sz.total()), fit_free) > in.gpu_memory_bytes) {
     // --fit shrinks n_ctx (in steps of 256 cells) until the device keeps 1024 MiB free, down to a
     // floor of kFitMinContext. The KV size is monotone in n_ctx, so the largest fitting n_ctx is
     // found by bisection over multiples of 256 (never a walk: -c 2^40 must not take minutes).
     fitted_from = round_up(asked, kPad);
     auto fits_at = [&](std::uint64_t ctx) {
       const auto cand = layout(ctx);
-      return sat_add(sat_add(weights, std::get<3>(cand).total()), fit_free) <= in.gpu_memory_bytes;
+      return sat_add(peak(std::get<3>(cand).total()), fit_free) <= in.gpu_memory_bytes;
     };
     std::uint64_t lo = std::min(fit_floor, round_up(asked, kPad)) / kPad;  // in units of 256 cells; the floor is taken even if it does not fit
     std::uint64_t hi = fitted_from / kPad;
@@ -367,8 +580,19 @@ EnginePrediction Llamacpp::predict(const EngineInputs& in) const {
     std::tie(n_ctx, n_ctx_seq, streams, sz) = layout(lo * kPad);
   }
   p.configured_len = std::get<1>(layout(asked));  // the slot the settings ask for, before --fit
+  std::uint64_t host_kv = 0;
+  const std::vector<std::uint64_t> device_kv = kv_per_device(pl, sz.total(), host_kv);
+  std::size_t busiest = 0;  // the bottleneck device
+  for (std::size_t d = 1; d < device_kv.size(); ++d) {
+    if (sat_add(pl.weights[d], device_kv[d]) > sat_add(pl.weights[busiest], device_kv[busiest])) {
+      busiest = d;
+    }
+  }
+  const std::uint64_t weights = pl.weights[busiest];
   p.usable_bytes = in.gpu_memory_bytes;
   p.weights_bytes = weights;
+  // The cache as a whole: n_ctx cells of every layer, wherever each layer is (the budget lines
+  // show the fullest device's share).
   p.kv_budget_bytes = sz.total();
   p.max_model_len = n_ctx_seq;
   p.block_tokens = 1;
@@ -382,7 +606,7 @@ EnginePrediction Llamacpp::predict(const EngineInputs& in) const {
     p.startup = Startup::refused;
     p.refusal = fmt::format("a quantized V cache ({}) requires flash attention, and -fa is off", ggml_name(tv));
   }
-  if (p.startup == Startup::ok && in.gpu_memory_bytes > 0 && sat_add(weights, sz.total()) > in.gpu_memory_bytes) {
+  if (p.startup == Startup::ok && in.gpu_memory_bytes > 0 && peak(sz.total()) > in.gpu_memory_bytes) {
     p.startup = Startup::no_kv_memory;  // cudaMalloc failed: out of memory
   }
   const std::uint64_t shape = std::max<std::uint64_t>(in.shape_seq_len, 1);
@@ -399,15 +623,46 @@ EnginePrediction Llamacpp::predict(const EngineInputs& in) const {
     p.notes.push_back(fmt::format("--fit shrank n_ctx from {} to {} so that {} MiB stay free on the device",
                                   with_commas(fitted_from), with_commas(n_ctx), fit_free / kMiB));
   }
+  const bool split = pl.weights.size() > 1 || pl.host_layers > 0 || host_kv > 0;
   if (in.gpu_memory_bytes > 0) {
+    const std::string device = pl.weights.size() > 1 ? fmt::format(" (CUDA{}, the fullest)", busiest) : "";
     p.budget = {
         {"total_gpu_memory_bytes", "Device memory", Cell::bytes(in.gpu_memory_bytes), ""},
-        {"weights_bytes", "− Model weights", Cell::bytes(weights), "as --weight-dtype describes the GGUF"},
-        {"kv_size_bytes", "− KV cache", Cell::bytes(sz.total()), "n_ctx cells, allocated up front"},
-        {"free_bytes", "= Left free", Cell::bytes(sat_sub(in.gpu_memory_bytes, sat_add(weights, sz.total()))),
+        {"weights_bytes", "− Model weights", Cell::bytes(weights),
+         split ? fmt::format("this device's layers{}; the token embeddings stay in host memory", device)
+               : std::string("as --weight-dtype describes the GGUF; the token embeddings stay in host memory")},
+        {"kv_size_bytes", "− KV cache", Cell::bytes(device_kv[busiest]),
+         split ? fmt::format("its layers' share of n_ctx cells{}", device) : std::string("n_ctx cells, allocated up front")},
+        {"free_bytes", "= Left free",
+         Cell::bytes(sat_sub(in.gpu_memory_bytes, sat_add(weights, device_kv[busiest]))),
          fits_on ? fmt::format("--fit keeps {} MiB free (compute buffers are not modelled)", fit_free / kMiB)
                  : std::string("--fit off: nothing is shrunk")},
     };
+  }
+  if (split) {
+    p.log_lines.push_back(fmt::format("load_tensors: offloaded {}/{} layers to GPU", pl.offloaded, pl.n_layer + 1));
+    for (std::size_t d = 0; d < pl.weights.size(); ++d) {
+      p.log_lines.push_back(fmt::format("load_tensors: {:>12} model buffer size = {:8.2f} MiB", fmt::format("CUDA{}", d),
+                                        static_cast<double>(pl.weights[d]) / static_cast<double>(kMiB)));
+    }
+    p.log_lines.push_back(fmt::format("load_tensors: {:>12} model buffer size = {:8.2f} MiB", "CPU_Mapped",
+                                      static_cast<double>(pl.host_weights) / static_cast<double>(kMiB)));
+    for (std::size_t d = 0; d < device_kv.size(); ++d) {
+      if (device_kv[d] > 0) {
+        p.log_lines.push_back(fmt::format("llama_kv_cache: {:>10} KV buffer size = {:8.2f} MiB", fmt::format("CUDA{}", d),
+                                          static_cast<double>(device_kv[d]) / static_cast<double>(kMiB)));
+      }
+    }
+    if (host_kv > 0) {
+      p.log_lines.push_back(fmt::format("llama_kv_cache: {:>10} KV buffer size = {:8.2f} MiB", "CPU",
+                                        static_cast<double>(host_kv) / static_cast<double>(kMiB)));
+    }
+    if (pl.host_layers > 0 || host_kv > 0) {
+      p.notes.push_back(fmt::format("{} of {} layers and {} of KV are in host memory: they run on the CPU (the host "
+                                    "must hold {} of weights and KV)",
+                                    pl.host_layers, pl.n_layer, format_bytes(host_kv),
+                                    format_bytes(sat_add(pl.host_weights, host_kv))));
+    }
   }
   p.fields = {
       {"n_ctx", "n_ctx", Cell::tokens(n_ctx), fmt::format("-c {} padded to a multiple of 256", asked)},
@@ -419,6 +674,18 @@ EnginePrediction Llamacpp::predict(const EngineInputs& in) const {
       {"k_bytes", "K", Cell::bytes(sz.base.k_bytes + sz.swa.k_bytes), ggml_name(tk)},
       {"v_bytes", "V", Cell::bytes(sz.base.v_bytes + sz.swa.v_bytes), ggml_name(tv)},
   };
+  if (split) {
+    // Each device's buffers, as llama.cpp logs them (JSON: engine.cuda0_kv_buffer_bytes, ...).
+    for (std::size_t d = 0; d < pl.weights.size(); ++d) {
+      p.fields.push_back({fmt::format("cuda{}_model_buffer_bytes", d), fmt::format("CUDA{} model buffer", d),
+                          Cell::bytes(pl.weights[d]), fmt::format("{} layers", pl.layers[d])});
+      p.fields.push_back({fmt::format("cuda{}_kv_buffer_bytes", d), fmt::format("CUDA{} KV buffer", d),
+                          Cell::bytes(device_kv[d]), pl.kv_here[d] ? "its layers' KV" : "-nkvo: in host memory"});
+    }
+    p.fields.push_back({"host_model_buffer_bytes", "CPU model buffer", Cell::bytes(pl.host_weights),
+                        fmt::format("token embeddings and {} layers", pl.host_layers)});
+    p.fields.push_back({"host_kv_buffer_bytes", "CPU KV buffer", Cell::bytes(host_kv), ""});
+  }
   if (sz.swa.layers > 0) {
     p.fields.push_back({"swa_cells", "SWA cells", Cell::tokens(sz.swa.cells), "pad256(min(n_ctx_seq, n_swa·n_seq + n_ubatch))"});
     p.log_lines.push_back(fmt::format("llama_kv_cache_iswa: creating non-SWA KV cache, size = {} cells", sz.base.cells));

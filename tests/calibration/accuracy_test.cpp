@@ -139,6 +139,8 @@ const std::vector<LlamaCpp> kLlamaCpp{
     {"llamacpp-armlp-llama31-8b-q4_0-4k-graviton4", "llama-3.1-8b", "4096", "f16", "f16"},
     {"llamacpp-llama31-8b-f16-16k-vulkan", "llama-3.1-8b", "16384", "f16", "f16"},
     {"ikllama-qwen3-32b-q8_0-16896", "qwen3-32b", "16896", "q8_0", "q8_0"},
+    {"llamacpp-ik370-qwen3-235b-q6_k-2x3090-16k", "qwen3-235b-a22b", "16384", "q8_0", "q8_0"},
+    {"llamacpp-ik357-qwen3-235b-q6_k-ngl0-16k", "qwen3-235b-a22b", "16384", "q8_0", "q8_0"},
 };
 
 void llamacpp_rows(const json& entry, const LlamaCpp& l, std::vector<Row>& rows) {
@@ -151,6 +153,33 @@ void llamacpp_rows(const json& entry, const LlamaCpp& l, std::vector<Row>& rows)
     const double predicted = e[key].get<double>() / kMiB;
     const double logged = r[logged_key].get<double>();
     rows.push_back({l.id, entry["engine"].get<std::string>(), label, fmt::format("{:.2f}", logged),
+                    fmt::format("{:.2f}", predicted), fmt::format("{:+.2f} MiB", predicted - logged), "0.01 MiB",
+                    std::abs(predicted - logged) <= 0.01});
+  }
+  // Layers over several GPUs (--tensor-split, or evenly) or partly in host memory (-ngl): each
+  // device's KV buffer, and the host's.
+  const json& settings = entry["settings"];
+  if (!r.contains("kv_buffers_mib") || !(settings.contains("tensor_split") || settings.contains("devices"))) {
+    return;
+  }
+  const std::size_t devices = settings.contains("devices") ? settings["devices"].get<std::size_t>()
+                                                           : r["kv_buffers_mib"].size();
+  std::vector<std::string> args{"--model", l.model, "--engine", "llamacpp", "--ctx-size", l.ctx, "--parallel", "1",
+                                "--cache-type-k", l.type_k, "--cache-type-v", l.type_v, "--fit", "off", "--gpu",
+                                fmt::format("RTX-3090x{}", devices)};
+  if (settings.contains("tensor_split")) {
+    args.insert(args.end(), {"--tensor-split", settings["tensor_split"].get<std::string>()});
+  }
+  if (settings.contains("n_gpu_layers")) {
+    args.insert(args.end(), {"--gpu-layers", std::to_string(settings["n_gpu_layers"].get<int>())});
+  }
+  const json split = plan(args)["engine"];
+  for (const auto& [name, value] : r["kv_buffers_mib"].items()) {
+    const std::string key = name == "CPU" ? "host_kv_buffer_bytes" : "cuda" + name.substr(4) + "_kv_buffer_bytes";
+    REQUIRE(split.contains(key));
+    const double predicted = split[key].get<double>() / kMiB;
+    const double logged = value.get<double>();
+    rows.push_back({l.id, entry["engine"].get<std::string>(), name + " KV buffer [MiB]", fmt::format("{:.2f}", logged),
                     fmt::format("{:.2f}", predicted), fmt::format("{:+.2f} MiB", predicted - logged), "0.01 MiB",
                     std::abs(predicted - logged) <= 0.01});
   }
