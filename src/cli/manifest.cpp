@@ -1048,7 +1048,12 @@ void fill_entry(ManifestEntry& e, Reader& r, const Workload& w, const Container&
   // The GPUs of one copy: the container's, times the pods of an LWS group (or SkyPilot's nodes).
   std::optional<std::uint32_t> gpus = c.gpus;
   if (w.pods > 1 && gpus) {
-    gpus = *gpus + (w.pods - 1) * w.worker_gpus.value_or(*gpus);
+    const std::uint64_t all = *gpus + std::uint64_t{w.pods - 1} * w.worker_gpus.value_or(*gpus);
+    if (all > 4096) {
+      throw Error(fmt::format("{}: {} pods of GPUs make {} GPUs for one replica; kvplan plans at most 4,096", where,
+                              w.pods, with_commas(all)));
+    }
+    gpus = static_cast<std::uint32_t>(all);
     d.notes.push_back(fmt::format("{} pods per replica: {} GPUs in all", w.pods, *gpus));
   }
   // The GPU type: node labels, else kvplan.io/gpu, else --gpu.
@@ -1237,6 +1242,10 @@ void fill_entry(ManifestEntry& e, Reader& r, const Workload& w, const Container&
                               w.replicas));
     }
     const std::uint32_t per_pod = *gpus;
+    if (std::uint64_t{per_pod} * nodes > 4096) {
+      throw Error(fmt::format("{}: --nnodes {} pods of {} GPUs; kvplan plans at most 4,096 GPUs for one server", where,
+                              nodes, per_pod));
+    }
     d.request.hardware = hardware_of(*d.request.hardware.gpu, per_pod * nodes);
     d.notes.push_back(fmt::format("--nnodes {}: one server over {} pods of {} GPUs: {} GPUs", nodes, nodes, per_pod,
                                   per_pod * nodes));

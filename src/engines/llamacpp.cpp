@@ -500,6 +500,15 @@ EnginePrediction Llamacpp::predict(const EngineInputs& in) const {
   const ModelSpec& m = *in.model;
   const KnobSet& s = *in.knobs;
   EnginePrediction p;
+  // src/llama.cpp llama_max_devices(): GGML_CUDA_MAX_DEVICES, 16, for CUDA builds (ik_llama.cpp at 8337e4cd keeps
+  // the same function); a model is not split over more.
+  constexpr std::uint32_t kMaxDevices = 16;
+  if (in.devices > kMaxDevices) {
+    p.startup = Startup::refused;
+    p.refusal = fmt::format("llama.cpp uses at most {} devices (llama_max_devices()), not {}", kMaxDevices, in.devices);
+    p.usable_bytes = in.gpu_memory_bytes;
+    return p;
+  }
   // --kv-dtype (or the plan's KV dtype) sets both, as -ctk and -ctv would; -ctv is independent of -ctk.
   const DType base = in.kv_dtype.name == "bf16" || in.kv_dtype.name == "fp16" ? *find_dtype(kv_dtypes(), "fp16")
                                                                               : in.kv_dtype;
