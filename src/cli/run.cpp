@@ -199,6 +199,31 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
 }
 
 int run(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err) {
+  // `kvplan` alone: what it does and the commands people start with, not an error.
+  if (args.empty()) {
+    out << "kvplan: plan the KV-cache memory of LLM inference before you deploy.\n\n"
+           "  kvplan --model llama3-70b --gpu H100x4        what fits: concurrency by context, longest context\n"
+           "  kvplan --model llama3-70b --gpu H100 --engine NAME\n"
+           "                                                what that engine will allocate, in its logs' terms\n"
+           "  kvplan check deploy/*.yaml                    will these deployments fit? (CI: docs/ci.md)\n"
+           "  kvplan check --gpu H100x4 -- COMMAND LINE     the same for an engine's own command line\n"
+           "  kvplan sweep --model all --gpu H100,H200      a grid of plans as CSV\n"
+           "  kvplan models, kvplan gpus                    the built-in catalogs\n\n"
+           "kvplan --help lists every option.\n";
+    return 0;
+  }
+  // A first word that is no option and no command, but close to a command: say which.
+  if (!args.front().empty() && args.front().front() != '-') {
+    static const std::vector<std::string> kCommands{"models", "check", "emit", "simulate", "sweep", "gpus"};
+    if (std::find(kCommands.begin(), kCommands.end(), args.front()) == kCommands.end() && args.front() != "generate") {
+      const std::string hint = did_you_mean(args.front(), kCommands);
+      if (!hint.empty()) {
+        err << "kvplan: error: unknown command " << quote_input(args.front()) << hint
+            << " (see 'kvplan --help')\n";
+        return 2;
+      }
+    }
+  }
   // Help and 'generate' show every option; anything else is parsed first with only the knob flags
   // it names, and again with every option when that lean parse meets one it does not know.
   const bool lean = std::none_of(args.begin(), args.end(), [](const std::string& a) {
