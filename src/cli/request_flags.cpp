@@ -121,11 +121,19 @@ void load_shape(const PlanOptions& o, PlanRequest& q) {
   const std::uint64_t max_len = q.max_model_len.value_or(m.max_position_embeddings);
   if (!o.seq_len.empty()) {
     q.seq_len = parse_tokens("--seq-len", o.seq_len);
+    if (*q.seq_len > max_len && !o.max_model_len.empty()) {
+      throw Error(fmt::format("--seq-len {} is longer than --max-model-len {}; raise --max-model-len to plan beyond it",
+                              with_commas(*q.seq_len), with_commas(max_len)));
+    }
     if (*q.seq_len > max_len) {
-      throw Error(fmt::format("--seq-len {} is longer than the maximum context {} ({}); raise --max-model-len to plan "
-                              "beyond it",
-                              with_commas(*q.seq_len), with_commas(max_len),
-                              o.max_model_len.empty() ? "max_position_embeddings" : "--max-model-len"));
+      // Beyond the trained context: the memory is still computed (the question has an answer), and the
+      // report says what the engines do with such a length.
+      q.warnings.push_back(fmt::format(
+          "--seq-len {} is beyond {}'s trained context of {} tokens (max_position_embeddings): planned at that length, "
+          "but engines refuse it unless told to allow it (RoPE scaling in the config, or the engine's override: "
+          "docs/engines.md)",
+          with_commas(*q.seq_len), m.name, with_commas(max_len)));
+      q.max_model_len = *q.seq_len;
     }
   }
   if (!o.batch.empty()) {
@@ -322,6 +330,9 @@ PlanRequest plan_request(const PlanOptions& o) {
 int run_plan(const PlanOptions& o, std::ostream& out, std::ostream& err) {
   const Format format = parse_format(o.format);
   const PlanResult result = plan(plan_request(o));
+  for (const std::string& w : result.request.warnings) {
+    err << "kvplan: warning: " << one_line(w) << '\n';
+  }
   const Document doc = describe(result);
   render(doc, format, out);
   if (format == Format::csv || format == Format::json) {
