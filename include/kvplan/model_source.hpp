@@ -30,6 +30,9 @@ namespace kvplan {
 /// `--gpu` text: a catalog GPU with an optional count ("H100", "H100x4", "4xH100", "H100:8").
 Hardware hardware_from_gpu(std::string_view text);
 
+/// A catalog GPU and how many of them (nullopt: not stated), as a manifest's labels name them.
+Hardware hardware_of(const GpuSpec& gpu, std::optional<std::uint32_t> count);
+
 /// `--vram` text: a size per GPU, with a hint when it is a marketed decimal size.
 Hardware hardware_from_vram(std::string_view text);
 

@@ -349,15 +349,21 @@ ModelChoice load_engine_model(const std::string& name, std::string_view where) {
 
 namespace kvplan {
 
+Hardware hardware_of(const GpuSpec& gpu, std::optional<std::uint32_t> count) {
+  Hardware h;
+  h.gpu = &gpu;
+  h.vram_bytes = gpu.memory_bytes;
+  h.count = count;
+  h.label = count.value_or(1) > 1 ? fmt::format("{}x{}", gpu.name, *count) : std::string(gpu.name);
+  h.detail = fmt::format("{}: {} B as CUDA reports it (sold as {})", gpu.name, with_commas(gpu.memory_bytes),
+                         gpu.marketed);
+  return h;
+}
+
 Hardware hardware_from_gpu(std::string_view text) {
   const GpuChoice g = parse_gpu(text);
-  Hardware h;
-  h.gpu = g.gpu;
-  h.vram_bytes = g.gpu->memory_bytes;
-  h.count = g.count_given ? std::optional<std::uint32_t>(g.count) : std::nullopt;
+  Hardware h = hardware_of(*g.gpu, g.count_given ? std::optional<std::uint32_t>(g.count) : std::nullopt);
   h.label = g.count > 1 ? fmt::format("{}x{}", g.gpu->name, g.count) : std::string(g.gpu->name);
-  h.detail = fmt::format("{}: {} B as CUDA reports it (sold as {})", g.gpu->name, with_commas(g.gpu->memory_bytes),
-                         g.gpu->marketed);
   return h;
 }
 

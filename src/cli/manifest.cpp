@@ -988,24 +988,8 @@ EngineCommand engine_command(const Container& c, const std::vector<std::pair<std
   return out;
 }
 
-struct Demand {
-  std::uint64_t concurrency = 1;
-  std::optional<std::uint64_t> context_length;
-  std::string note;
-};
-
 const GpuSpec* smaller(const GpuSpec* a, const GpuSpec* b) {
   return a == nullptr ? b : b == nullptr ? a : (b->memory_bytes < a->memory_bytes ? b : a);
-}
-
-Hardware hardware_of(const GpuSpec& g, std::uint32_t count) {
-  Hardware h;
-  h.gpu = &g;
-  h.vram_bytes = g.memory_bytes;
-  h.count = count;
-  h.label = count > 1 ? fmt::format("{}x{}", g.name, count) : std::string(g.name);
-  h.detail = fmt::format("{}: {} B as CUDA reports it (sold as {})", g.name, with_commas(g.memory_bytes), g.marketed);
-  return h;
 }
 
 void fill_entry(ManifestEntry& e, Reader& r, const Workload& w, const Container& c, const ManifestOptions& opt);

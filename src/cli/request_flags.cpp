@@ -39,12 +39,15 @@ void load_model(const PlanOptions& o, PlanRequest& q) {
   }
   if (!o.config.empty()) {
     q.model = load_config(o.config, "--config");
-    return;
-  }
-  if (o.model.empty()) {
+  } else if (o.model.empty()) {
     throw Error("--model NAME or --config PATH is required (see 'kvplan models' for the built-in names)");
+  } else {
+    q.model = load_preset(o.model);
   }
-  q.model = load_preset(o.model);
+  if (q.model.spec->weights_estimated) {
+    q.warnings.push_back(fmt::format("{} is not on this machine: the weights are {}", quote_input(q.model.id),
+                                     q.model.spec->weights_source));
+  }
 }
 
 // --weights SIZE and --encoder-tokens N: the model as the user states it, on a copy of the spec.
