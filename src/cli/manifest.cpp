@@ -1293,8 +1293,9 @@ std::vector<ManifestEntry> read_manifest_text(const std::string& text, const std
   try {
     docs = YAML::LoadAll(text);
   } catch (const YAML::Exception& e) {
+    // yaml-cpp's message may hold the offending character itself (a control character, a newline).
     throw Error(fmt::format("{}:{}:{}: not valid YAML: {}", path, e.mark.line >= 0 ? e.mark.line + 1 : 1,
-                            e.mark.column >= 0 ? e.mark.column + 1 : 1, e.msg));
+                            e.mark.column >= 0 ? e.mark.column + 1 : 1, one_line(e.msg)));
   }
   if (docs.size() > kMaxDocuments) {
     throw Error(fmt::format("{}: {} YAML documents; kvplan reads at most {}", path, with_commas(docs.size()),
