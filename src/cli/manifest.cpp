@@ -6,6 +6,7 @@
 // labels it selects. docs/ci.md documents the kinds and the kvplan.io/ annotations.
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <filesystem>
 #include <fmt/format.h>
 #include <map>
@@ -1047,7 +1048,9 @@ void fill_entry(ManifestEntry& e, Reader& r, const Workload& w, const Container&
   std::optional<std::uint32_t> karpenter_mib;
   for (const GpuHint& h : w.gpu_hints) {
     if (h.key == "karpenter.k8s.aws/instance-gpu-memory") {
-      karpenter_mib = static_cast<std::uint32_t>(to_unsigned(h.value).value_or(0));
+      // MiB per GPU; a value past 32 bits matches no GPU (never a wrapped number)
+      const std::uint64_t mib = to_unsigned(h.value).value_or(0);
+      karpenter_mib = mib > UINT32_MAX ? 0 : static_cast<std::uint32_t>(mib);
     }
   }
   for (const GpuHint& h : w.gpu_hints) {
