@@ -28,6 +28,9 @@ namespace {
 // microseconds, but walking it would not end; the walk stops here.
 constexpr std::size_t kMaxVisits = 2'000'000;
 constexpr std::size_t kMaxDocuments = 200'000;
+// Bytes of scalar text per file: an alias repeats a long scalar for the cost of a few bytes, and
+// each copy the reader keeps is memory (a fuzzed 5 KB file reached 2 GB before this bound).
+constexpr std::size_t kMaxText = 16ull << 20;
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
@@ -122,9 +125,20 @@ class Reader {
   static bool has(const YAML::Node& n) { return n.IsDefined() && !n.IsNull(); }
 
   std::string scalar(const YAML::Node& n, std::string_view what) {
-    visit();
     if (!is_scalar(n)) {
+      visit();
       throw Error(fmt::format("{}: {} must be a single value", at(n), what));
+    }
+    return value(n);
+  }
+  // A scalar's text (the caller has asked is_scalar), charged to the file's bound.
+  const std::string& value(const YAML::Node& n) {
+    visit();
+    text_read_ += n.Scalar().size();
+    if (text_read_ > kMaxText) {
+      throw Error(fmt::format("{}: the YAML expands to more than {} MiB of text (aliases of long values?); kvplan "
+                              "reads manifests of at most that size",
+                              path_, kMaxText >> 20));
     }
     return n.Scalar();
   }
@@ -161,7 +175,7 @@ class Reader {
     for (auto it = map.begin(); it != map.end(); ++it) {
       visit();
       if (is_scalar(it->first)) {
-        f(it->first.Scalar(), YAML::Node(it->second));
+        f(value(it->first), YAML::Node(it->second));
       }
     }
   }
@@ -170,6 +184,7 @@ class Reader {
   std::string path_;
   const std::string& text_;
   std::size_t visits_ = 0;
+  std::size_t text_read_ = 0;
 };
 
 
@@ -184,7 +199,7 @@ std::vector<Word> words_of(Reader& r, const YAML::Node& n, std::string_view what
   if (is_scalar(n)) {
     // docker-compose's string form: split as a shell would (no expansion).
     const std::uint32_t line = Reader::line(n);
-    for (std::string& w : shell_words(n.Scalar())) {
+    for (std::string& w : shell_words(r.value(n))) {
       out.push_back({std::move(w), line});
     }
     return out;
@@ -201,7 +216,7 @@ void read_env(Reader& r, const YAML::Node& n, Container& c) {
   if (is_map(n)) {
     r.each_pair(n, [&](const std::string& k, const YAML::Node& v) {
       if (is_scalar(v)) {
-        c.env.emplace_back(k, v.Scalar());
+        c.env.emplace_back(k, r.value(v));
       } else {
         c.env_unknown.push_back(k);
       }
@@ -210,7 +225,7 @@ void read_env(Reader& r, const YAML::Node& n, Container& c) {
   }
   r.each(n, [&](const YAML::Node& item) {
     if (is_scalar(item)) {
-      const std::string& s = item.Scalar();
+      const std::string& s = r.value(item);
       const std::size_t eq = s.find('=');
       if (eq != std::string::npos) {
         c.env.emplace_back(s.substr(0, eq), s.substr(eq + 1));
@@ -272,7 +287,7 @@ Container read_container_node(Reader& r, const YAML::Node& n) {
 void read_annotations(Reader& r, const YAML::Node& map, Workload& w) {
   r.each_pair(map, [&](const std::string& k, const YAML::Node& v) {
     if (starts_with(k, "kvplan.io/") && is_scalar(v)) {
-      w.annotations[k] = {v.Scalar(), Reader::line(v)};
+      w.annotations[k] = {r.value(v), Reader::line(v)};
     }
   });
 }
@@ -281,7 +296,7 @@ void read_annotations(Reader& r, const YAML::Node& map, Workload& w) {
 void read_gpu_hints(Reader& r, const YAML::Node& pod_spec, Workload& w) {
   r.each_pair(r.get(pod_spec, "nodeSelector"), [&](const std::string& k, const YAML::Node& v) {
     if (is_scalar(v)) {
-      w.gpu_hints.push_back({k, v.Scalar(), Reader::line(v)});
+      w.gpu_hints.push_back({k, r.value(v), Reader::line(v)});
     }
   });
   const YAML::Node required =
@@ -295,7 +310,7 @@ void read_gpu_hints(Reader& r, const YAML::Node& pod_spec, Workload& w) {
       }
       r.each(r.get(e, "values"), [&](const YAML::Node& v) {
         if (is_scalar(v)) {
-          w.gpu_hints.push_back({*key, v.Scalar(), Reader::line(v)});
+          w.gpu_hints.push_back({*key, r.value(v), Reader::line(v)});
         }
       });
     });
@@ -490,7 +505,7 @@ void read_kubernetes(Reader& r, const YAML::Node& doc, const std::string& kind, 
     const YAML::Node uri = r.get(r.get(spec, "model"), "uri");
     if (Reader::has(uri) && starts_with(r.scalar(uri, "model.uri"), "hf://")) {
       for (Container& c : w.containers) {
-        c.model = Word{uri.Scalar().substr(5), Reader::line(uri)};
+        c.model = Word{r.value(uri).substr(5), Reader::line(uri)};
       }
     }
   } else if (kind == "ServingRuntime" || kind == "ClusterServingRuntime") {
@@ -555,7 +570,7 @@ void read_chart_values(Reader& r, const YAML::Node& spec, const ChartValues& cha
         if (key && r.optional_scalar(e, "operator").value_or("") == "In") {
           r.each(r.get(e, "values"), [&](const YAML::Node& v) {
             if (is_scalar(v)) {
-              w.gpu_hints.push_back({*key, v.Scalar(), Reader::line(v)});
+              w.gpu_hints.push_back({*key, r.value(v), Reader::line(v)});
             }
           });
         }
@@ -591,7 +606,7 @@ void read_compose(Reader& r, const YAML::Node& services, std::vector<Workload>& 
     } else {
       r.each(labels, [&](const YAML::Node& l) {
         if (is_scalar(l)) {
-          const std::string& t = l.Scalar();
+          const std::string& t = r.value(l);
           const std::size_t eq = t.find('=');
           if (eq != std::string::npos && starts_with(t, "kvplan.io/")) {
             w.annotations[t.substr(0, eq)] = {t.substr(eq + 1), Reader::line(l)};
@@ -616,7 +631,7 @@ void read_compose(Reader& r, const YAML::Node& services, std::vector<Workload>& 
       }
     });
     if (const YAML::Node gpus = r.get(s, "gpus"); Reader::has(gpus)) {
-      if (is_scalar(gpus) && gpus.Scalar() == "all") {
+      if (is_scalar(gpus) && r.value(gpus) == "all") {
         c.gpus_all = true;
       } else if (is_seq(gpus)) {
         c.gpus = static_cast<std::uint32_t>(gpus.size());
@@ -659,15 +674,15 @@ void read_skypilot(Reader& r, const YAML::Node& doc, std::vector<Workload>& out)
     candidates.push_back(std::move(c));
   };
   if (is_scalar(acc)) {
-    add(acc.Scalar(), Reader::line(acc));
+    add(r.value(acc), Reader::line(acc));
   } else if (is_map(acc)) {
     r.each_pair(acc, [&](const std::string& k, const YAML::Node& v) {
-      add(is_scalar(v) && !v.Scalar().empty() ? k + ":" + v.Scalar() : k, Reader::line(acc));
+      add(is_scalar(v) && !r.value(v).empty() ? k + ":" + r.value(v) : k, Reader::line(acc));
     });
   } else {
     r.each(acc, [&](const YAML::Node& v) {
       if (is_scalar(v)) {
-        add(v.Scalar(), Reader::line(v));
+        add(r.value(v), Reader::line(v));
       }
     });
   }
@@ -754,9 +769,14 @@ void read_document(Reader& r, const YAML::Node& doc, std::vector<Workload>& out,
 
 // Kubernetes' $(VAR) in command and args: a variable the container defines is replaced, $$ is a
 // literal $, anything else stays as written (kubernetes.io: "Define a command and arguments").
-std::string k8s_expand(const std::string& s, const std::vector<std::pair<std::string, std::string>>& env) {
+// Past `limit` bytes it stops and returns nothing.
+std::optional<std::string> k8s_expand(const std::string& s, const std::vector<std::pair<std::string, std::string>>& env,
+                                      std::size_t limit) {
   std::string out;
   for (std::size_t i = 0; i < s.size(); ++i) {
+    if (out.size() > limit) {
+      return std::nullopt;
+    }
     if (s[i] == '$' && i + 1 < s.size() && s[i + 1] == '$') {
       out += '$';
       ++i;
@@ -776,14 +796,20 @@ std::string k8s_expand(const std::string& s, const std::vector<std::pair<std::st
     }
     out += s[i];
   }
-  return out;
+  return out.size() > limit ? std::nullopt : std::optional<std::string>(std::move(out));
 }
 
 // A shell's $VAR and ${VAR} (outside single quotes), from the literal environment; others stay.
-std::string shell_expand(const std::string& s, const std::vector<std::pair<std::string, std::string>>& env) {
+// Past `limit` bytes it stops and returns nothing.
+std::optional<std::string> shell_expand(const std::string& s,
+                                        const std::vector<std::pair<std::string, std::string>>& env,
+                                        std::size_t limit) {
   std::string out;
   bool single = false;
   for (std::size_t i = 0; i < s.size(); ++i) {
+    if (out.size() > limit) {
+      return std::nullopt;
+    }
     const char ch = s[i];
     if (ch == '\'' ) {
       single = !single;
@@ -822,7 +848,7 @@ std::string shell_expand(const std::string& s, const std::vector<std::pair<std::
     out += it->second;
     i = braced ? end : end - 1;
   }
-  return out;
+  return out.size() > limit ? std::nullopt : std::optional<std::string>(std::move(out));
 }
 
 // A script's simple commands: split at unquoted newlines, ';', '&&', '||', '|' and '&', with
@@ -916,8 +942,26 @@ EngineCommand engine_command(const Container& c, const std::vector<std::pair<std
                              std::vector<std::string>& warnings, const std::string& where) {
   std::vector<Word> words = c.command;
   words.insert(words.end(), c.args.begin(), c.args.end());
+  // execve(2) refuses an argument over MAX_ARG_STRLEN (32 pages: 128 KiB, include/uapi/linux/binfmts.h)
+  // and arguments over a quarter of the stack limit together (2 MiB at the usual 8 MiB): such a
+  // container never starts, and kvplan reads no further.
+  constexpr std::size_t kMaxArg = 128 << 10;
+  constexpr std::size_t kMaxArgs = 2 << 20;
+  std::size_t total = 0;
   for (Word& w : words) {
-    w.text = k8s_expand(w.text, env);
+    std::optional<std::string> expanded = k8s_expand(w.text, env, kMaxArg);
+    if (!expanded) {
+      throw Error(fmt::format("{}: the argument on line {} expands to more than 128 KiB; Linux refuses to start "
+                              "such a command (execve: E2BIG)",
+                              where, w.line));
+    }
+    total += expanded->size() + 1;
+    if (total > kMaxArgs) {
+      throw Error(fmt::format("{}: the command line expands to more than 2 MiB by the argument on line {}; Linux "
+                              "refuses to start such a command (execve: E2BIG)",
+                              where, w.line));
+    }
+    w.text = std::move(*expanded);
   }
   EngineCommand out;
   if (c.has_command && !words.empty() && is_shell(words.front().text)) {
@@ -933,7 +977,14 @@ EngineCommand engine_command(const Container& c, const std::vector<std::pair<std
     const Word& script = words[i];
     // A block scalar's text starts on the line after its indicator.
     std::vector<std::vector<Word>> found;
-    for (const auto& [text, offset] : script_commands(shell_expand(script.text, env))) {
+    // The shell's own expansion has no such bound; a script that grows past 2 MiB is not read.
+    const std::optional<std::string> expanded = shell_expand(script.text, env, kMaxArgs);
+    if (!expanded) {
+      throw Error(fmt::format("{}: the script on line {} expands to more than 2 MiB; kvplan reads scripts of at most "
+                              "that size",
+                              where, script.line));
+    }
+    for (const auto& [text, offset] : script_commands(*expanded)) {
       std::vector<std::string> split;
       try {
         split = shell_words(text);
@@ -958,13 +1009,18 @@ EngineCommand engine_command(const Container& c, const std::vector<std::pair<std
       if (runs_engine(split)) {
         // Each word's line: where it first appears in the command's text, after the one before.
         std::vector<Word> ws;
-        std::size_t cursor = 0;
+        std::size_t cursor = 0;   // where the next word is looked for
+        std::size_t counted = 0;  // newlines before here are in `line`
         std::uint32_t line = script.line + offset;
         for (std::string& s : split) {
-          const std::size_t at = s.empty() ? std::string::npos : text.find(s, cursor);
+          // Looked for just past the word before (a word whose quotes were removed is not found).
+          const std::size_t near = s.empty() ? std::string::npos
+                                             : std::string_view(text).substr(cursor, s.size() + 4096).find(s);
+          const std::size_t at = near == std::string::npos ? near : cursor + near;
           if (at != std::string::npos) {
-            line = script.line + offset +
-                   static_cast<std::uint32_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+            line += static_cast<std::uint32_t>(std::count(text.begin() + static_cast<std::ptrdiff_t>(counted),
+                                                          text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+            counted = at;
             cursor = at + s.size();
           }
           ws.push_back({std::move(s), line});
@@ -1342,8 +1398,11 @@ std::vector<ManifestEntry> read_manifest_text(const std::string& text, const std
       }
       if (!serving && c.has_command && !c.command.empty() && is_shell(c.command.front().text)) {
         std::vector<std::string> none;
-        EngineCommand probe = engine_command(c, c.env, none, "");
-        serving = probe.found;
+        try {
+          serving = engine_command(c, c.env, none, "").found;
+        } catch (const Error&) {
+          serving = true;  // its entry says why it cannot be read
+        }
       }
       if (!serving) {
         continue;

@@ -174,6 +174,56 @@ TEST_CASE("manifests: hostile YAML is one error with its line, bounded", "[manif
   CHECK(read_manifest_text(many, "many.yaml", {}).size() == 1);
   // Deep nesting: yaml-cpp's depth guard, as an error.
   CHECK_THROWS_AS(read_manifest_text(std::string(5000, '['), "deep.yaml", {}), kvplan::Error);
+  // A long value behind aliases: a List of 1,000 aliases of a Deployment whose env holds 100 aliases
+  // of a 4,000-character value (400 MB read in full, from a 9 KB file). The reader stops at 16 MiB
+  // of text: the items read before are checked, the list is one error.
+  const std::string value(4000, 'x');
+  std::string text = "x-v: &v \"" + value + "\"\nx-e: &e {name: E, value: *v}\nx-d: &d\n";
+  std::string d = deployment("nvidia.com/gpu.product: NVIDIA-L4", "[--max-model-len, \"8192\"]");
+  std::string refs_e = "        env: [*e";
+  for (int i = 1; i < 100; ++i) {
+    refs_e += ", *e";
+  }
+  d.insert(d.find("        resources"), refs_e + "]\n");
+  for (std::size_t start = 0; start < d.size();) {  // indented under x-d
+    const std::size_t end = d.find('\n', start);
+    text += "  " + d.substr(start, end - start + 1);
+    start = end + 1;
+  }
+  text += "apiVersion: v1\nkind: List\nitems: [*d";
+  for (int i = 1; i < 1000; ++i) {
+    text += ", *d";
+  }
+  text += "]\n";
+  const auto list = read_manifest_text(text, "list.yaml", {});
+  REQUIRE(list.size() > 1);
+  CHECK(list.size() < 100);
+  CHECK(list.front().error.find("more than 16 MiB of text") != std::string::npos);
+  // $(VAR) past what execve(2) takes: one argument over 128 KiB (MAX_ARG_STRLEN), or arguments over
+  // 2 MiB together; a script's $VAR has no kernel bound, and kvplan reads 2 MiB of it.
+  const std::string env = "        env: [{name: A, value: \"" + value + "\"}]\n";
+  std::string refs;
+  for (int i = 0; i < 40; ++i) {
+    refs += "$(A)";
+  }
+  const auto arg = only(deployment("nvidia.com/gpu.product: NVIDIA-L4", "[\"" + refs + "\"]") + env);
+  CHECK(arg.error.find("the argument on line 12 expands to more than 128 KiB") != std::string::npos);
+  std::string args = "[*w";
+  for (int i = 1; i < 600; ++i) {
+    args += ", *w";
+  }
+  const auto all = only("x-w: &w \"" + refs.substr(0, 8 * 4) + "\"\n" +
+                        deployment("nvidia.com/gpu.product: NVIDIA-L4", args + "]") + env);
+  CHECK(all.error.find("the command line expands to more than 2 MiB") != std::string::npos);
+  std::string script = deployment("nvidia.com/gpu.product: NVIDIA-L4", "[]") + env;
+  std::string shell_refs;
+  for (int i = 0; i < 1000; ++i) {
+    shell_refs += "$A";
+  }
+  script.replace(script.find("[vllm, serve, "), 0, "[sh, -c, \"vllm serve meta-llama/Llama-3.1-8B-Instruct " +
+                                                       shell_refs + "\"]\n        x-was: ");  // the old command, out of the way
+  const auto sh = only(script);
+  CHECK(sh.error.find("the script on line 13 expands to more than 2 MiB") != std::string::npos);
 }
 
 TEST_CASE("manifests: no serving container, two of them, and values that are not literal", "[manifest]") {
