@@ -216,6 +216,9 @@ struct PlanResult {
   Verdict verdict;
   std::vector<Fix> fixes;
   std::optional<Inverse> inverse;
+  // When the weights leave no KV memory: the plan under fixes.front() (report depth), which the
+  // report shows instead of tables of zeros.
+  std::shared_ptr<const PlanResult> under_fix;
 };
 
 /// Plans one request. Throws kvplan::Error only for what cannot be planned at all (no memory given).

@@ -61,6 +61,16 @@ constexpr ReportedName kReported[] = {
     {"NVIDIA GeForce RTX 3090", "RTX-3090", "https://github.com/noonghunna/club-3090/issues/1127"},
     {"NVIDIA GeForce RTX 5090", "RTX-5090", "https://github.com/noonghunna/club-3090/issues/617"},
     {"NVIDIA RTX PRO 6000 Blackwell Server Edition", "RTX-PRO-6000", "https://github.com/zzc0721/torch-performance-test-data/issues/44"},
+    // The driver's product names per PCI ID (NVIDIA's open-gpu-kernel-modules README, driver 595.45.04).
+    {"NVIDIA H800", "H800", "https://github.com/NVIDIA/open-gpu-kernel-modules/blob/df1c9a3de2be4b130f4fc7680f7198193d8ac6ad/README.md"},
+    {"NVIDIA H20", "H20", "https://github.com/NVIDIA/open-gpu-kernel-modules/blob/df1c9a3de2be4b130f4fc7680f7198193d8ac6ad/README.md"},
+    {"NVIDIA L40", "L40", "https://github.com/NVIDIA/open-gpu-kernel-modules/blob/df1c9a3de2be4b130f4fc7680f7198193d8ac6ad/README.md"},
+    {"NVIDIA A10", "A10", "https://github.com/NVIDIA/open-gpu-kernel-modules/blob/df1c9a3de2be4b130f4fc7680f7198193d8ac6ad/README.md"},
+    {"NVIDIA RTX A6000", "RTX-A6000", "https://github.com/NVIDIA/open-gpu-kernel-modules/blob/df1c9a3de2be4b130f4fc7680f7198193d8ac6ad/README.md"},
+    {"NVIDIA RTX 6000 Ada Generation", "RTX-6000-Ada", "https://github.com/NVIDIA/open-gpu-kernel-modules/blob/df1c9a3de2be4b130f4fc7680f7198193d8ac6ad/README.md"},
+    {"NVIDIA A100 80GB PCIe", "A100-80GB", "https://github.com/NVIDIA/open-gpu-kernel-modules/blob/df1c9a3de2be4b130f4fc7680f7198193d8ac6ad/README.md"},
+    {"NVIDIA A100-PCIE-40GB", "A100-40GB", "https://github.com/NVIDIA/open-gpu-kernel-modules/blob/df1c9a3de2be4b130f4fc7680f7198193d8ac6ad/README.md"},
+    {"AMD Instinct MI355X", "MI355X", "https://github.com/ROCm/ATOM/issues/1400"},
     {"AMD Instinct MI300X", "MI300X", "https://github.com/pytorch/pytorch/issues/180500"},
     {"AMD Instinct MI250X/MI250", "MI250X", "https://github.com/ROCm/rocm_smi_lib/issues/160"},
 };
@@ -297,7 +307,7 @@ const GpuSpec* gpu_from_skypilot(std::string_view name) {
   static constexpr NamedGpu kSky[] = {
       {"a100", "A100-40GB"}, {"a100-80gb", "A100-80GB"}, {"h100", "H100-SXM"}, {"h100-mega", "H100-SXM"},
       {"h200", "H200"},      {"b200", "B200"},           {"l4", "L4"},         {"l40s", "L40S"},
-      {"a10g", "A10G"},      {"t4", "T4"},               {"a40", "A40"},       {"mi300x", "MI300X"},
+      {"a10g", "A10G"},      {"a10", "A10"},            {"l40", "L40"},       {"t4", "T4"},               {"a40", "A40"},       {"mi300x", "MI300X"},
       {"rtx4090", "RTX-4090"}, {"rtx3090", "RTX-3090"},  {"gb200", "GB200"},       {"v100-32gb", "V100-32GB"},
       {"rtxpro6000", "RTX-PRO-6000"}, {"a100-80gb-sxm", "A100-80GB"}, {"b300", "B300"}, {"h100-nvl", "H100-NVL"}, {"mi250x", "MI250X"},
   };
@@ -306,7 +316,7 @@ const GpuSpec* gpu_from_skypilot(std::string_view name) {
       return by_name(g.gpu);
     }
   }
-  return nullptr;  // A10 (not A10G), L40, V100 (16 GB), ...: not in the catalog
+  return nullptr;  // V100 (16 GB), ...: not in the catalog
 }
 
 }  // namespace kvplan

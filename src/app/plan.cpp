@@ -309,6 +309,23 @@ PlanResult plan(const PlanRequest& q, Depth depth) {
   if (report && !out.verdict.fits) {
     out.fixes = find_fixes(out);
   }
+  // Nothing left for the KV cache: the report shows the plan under the first fix (which was
+  // planned to fit, so it does not nest further; the guard is for a fix that would not).
+  static thread_local bool nested = false;
+  if (report && !nested && !out.verdict.fits && out.budget.kv_budget_bytes == 0 && !out.fixes.empty()) {
+    PlanRequest fixed = q;
+    for (const Change& c : out.fixes.front().changes) {
+      fixed = apply(fixed, c);
+    }
+    nested = true;
+    try {
+      out.under_fix = std::make_shared<const PlanResult>(plan(fixed, Depth::report));
+    } catch (...) {
+      nested = false;
+      throw;
+    }
+    nested = false;
+  }
   if (report && r.seq_len_given && r.batch_given) {
     out.inverse = find_inverse(q, r);
   }

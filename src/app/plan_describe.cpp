@@ -176,13 +176,21 @@ std::string spell_file(const Change& c, const PlanResult& x) {
   return "";
 }
 
-std::string fix_text(const Fix& f, const PlanResult& x) {
+std::string changes_text(const Fix& f, const PlanResult& x) {
   std::string changes;
   for (const Change& c : f.changes) {
     changes += (changes.empty() ? "" : " ") + spell(c, x);
   }
-  return fmt::format("{}: KV budget {} per GPU, max batch {} at {} tokens", changes, format_bytes(f.kv_budget_bytes),
+  return changes;
+}
+
+std::string fix_outcome(const Fix& f) {
+  return fmt::format("KV budget {} per GPU, max batch {} at {} tokens", format_bytes(f.kv_budget_bytes),
                      with_commas(f.total_concurrency), with_commas(f.seq_len));
+}
+
+std::string fix_text(const Fix& f, const PlanResult& x) {
+  return fmt::format("{}: {}", changes_text(f, x), fix_outcome(f));
 }
 
 Section model_section(const PlanResult& x) {
@@ -321,6 +329,27 @@ Section engine_section(const PlanResult& x) {
   return s;
 }
 
+// What bounds the longest context at batch 1: memory, the model's maximum, or the engine's.
+std::string longest_detail(const PlanResult& x) {
+  const PlanRequest& q = x.request;
+  if (!x.longest_at_batch_1) {
+    return "not even one token fits";
+  }
+  const std::uint64_t accepted = std::min(x.engine.max_model_len, x.r.max_model_len);
+  const bool engine_cap = accepted < x.r.max_model_len;
+  if (*x.longest_at_batch_1 == accepted && x.longest_uncapped && *x.longest_uncapped > accepted && engine_cap) {
+    return fmt::format("capped at the {} tokens per request {} accepts; memory alone would allow {}",
+                       with_commas(accepted), q.engine_ref().display(), with_commas(*x.longest_uncapped));
+  }
+  if (*x.longest_at_batch_1 == accepted && x.longest_uncapped && *x.longest_uncapped > accepted) {
+    return *x.longest_uncapped >= (std::uint64_t{1} << 40)
+               ? std::string("capped at the model's maximum context; no layer's cache grows without bound")
+               : fmt::format("capped at the model's maximum context; memory alone would allow {}",
+                             with_commas(*x.longest_uncapped));
+  }
+  return "the most memory allows";
+}
+
 Section frontier_section(const PlanResult& x) {
   const PlanRequest& q = x.request;
   const ModelSpec& m = *x.stage_model;
@@ -351,23 +380,67 @@ Section frontier_section(const PlanResult& x) {
     t.notes.push_back(fmt::format("Capped at {} requests at once, the engine's concurrency limit.", with_commas(*cap)));
   }
   s.tables.push_back(std::move(t));
-  std::string detail = "not even one token fits";
-  if (x.longest_at_batch_1) {
-    detail = "the most memory allows";
-    const std::uint64_t accepted = std::min(x.engine.max_model_len, x.r.max_model_len);
-    const bool engine_cap = accepted < x.r.max_model_len;
-    if (*x.longest_at_batch_1 == accepted && x.longest_uncapped && *x.longest_uncapped > accepted && engine_cap) {
-      detail = fmt::format("capped at the {} tokens per request {} accepts; memory alone would allow {}",
-                           with_commas(accepted), q.engine_ref().display(), with_commas(*x.longest_uncapped));
-    } else if (*x.longest_at_batch_1 == accepted && x.longest_uncapped && *x.longest_uncapped > accepted) {
-      detail = *x.longest_uncapped >= (std::uint64_t{1} << 40)
-                   ? std::string("capped at the model's maximum context; no layer's cache grows without bound")
-                   : fmt::format("capped at the model's maximum context; memory alone would allow {}",
-                                 with_commas(*x.longest_uncapped));
-    }
-  }
   s.fields.push_back({"max_seq_len_at_batch_1", "Longest context at batch 1",
-                      x.longest_at_batch_1 ? Cell::tokens(*x.longest_at_batch_1) : Cell::tokens(0), detail});
+                      x.longest_at_batch_1 ? Cell::tokens(*x.longest_at_batch_1) : Cell::tokens(0), longest_detail(x)});
+  return s;
+}
+
+// The answer to the question asked, before any detail (issue #12): the verdict, the numbers that
+// answer it and, when it does not fit, the first fix. Each figure is the typed result's own, the
+// same one the sections below show.
+Section answer_section(const PlanResult& x) {
+  const Resolved& r = x.r;
+  Section s;
+  s.key = "answer";
+  s.title = "Answer";
+  const std::string shape = fmt::format("{} × {} tokens", with_commas(r.batch), with_commas(r.seq_len));
+  // Where the shape came from, when it was not all asked: --batch alone takes the default length.
+  const std::string given = r.seq_len_given && r.batch_given ? "as asked"
+                            : r.batch_given   ? fmt::format("(--batch at the default length, {}; --seq-len asks another)",
+                                                            with_commas(r.seq_len))
+                            : r.seq_len_given ? "(--seq-len at batch 1; --batch asks more)"
+                                              : "(the default shape; --batch and --seq-len ask another)";
+  std::string fits = verdict_text(x);
+  if (x.verdict.fits) {
+    const std::uint64_t per_gpu = kv_cache_bytes_per_gpu(*x.stage_model, x.shape);
+    fits = fmt::format("{} {}; {} of the KV budget to spare", shape, given,
+                       format_bytes(sat_sub(x.budget.kv_budget_bytes, per_gpu)));
+  } else if (x.verdict.cause == Cause::capacity && !r.seq_len_given) {
+    fits += fmt::format(" ({} is the default length; --seq-len asks another)", with_commas(r.seq_len));
+  }
+  s.fields.push_back({"fits", "Fits", Cell::flag(x.verdict.fits), fits});
+  if (x.verdict.cause == Cause::refused) {
+    return s;
+  }
+  if (!x.fixes.empty()) {
+    const Fix& f = x.fixes.front();
+    s.fields.push_back({"fix", "Fix", Cell::str(changes_text(f, x)),
+                        fix_outcome(f) + (x.fixes.size() > 1 ? fmt::format(" (the first of {})", x.fixes.size()) : "")});
+  }
+  if (x.under_fix) {
+    // Nothing fits as given: the zeros would say nothing more; the fix's figures are above.
+    s.fields.push_back({"kv_budget_bytes", "KV cache budget per GPU", Cell::bytes(0),
+                        fmt::format("short by {}", format_bytes(x.budget.deficit_bytes))});
+    return s;
+  }
+  const std::string per = x.r.tp > 1 || x.r.pp > 1 || x.r.cp > 1 ? "replica" : "GPU";
+  std::string batch = fmt::format("concurrent sequences per {}", per);
+  if (x.memory_batch > x.max_batch) {
+    batch += fmt::format("; memory holds {}, the engine runs at most {}", with_commas(x.memory_batch),
+                         with_commas(x.max_batch));
+  }
+  if (r.dp > 1) {
+    batch += fmt::format("; {} over {} replicas", with_commas(x.total_concurrency), r.dp);
+  }
+  s.fields.push_back({"max_batch", fmt::format("Max batch at {} tokens", with_commas(r.seq_len)), Cell::count(x.max_batch),
+                      batch});
+  s.fields.push_back({"max_seq_len_at_batch_1", "Longest context at batch 1",
+                      x.longest_at_batch_1 ? Cell::tokens(*x.longest_at_batch_1) : Cell::tokens(0), longest_detail(x)});
+  s.fields.push_back({"kv_budget_bytes", "KV cache budget per GPU", Cell::bytes(x.budget.kv_budget_bytes),
+                      x.budget.kv_budget_bytes == 0
+                          ? fmt::format("short by {}", format_bytes(x.budget.deficit_bytes))
+                          : fmt::format("{} usable − {} weights − {} reserve", format_bytes(x.budget.usable_bytes),
+                                        format_bytes(x.budget.weights_bytes), format_bytes(x.budget.reserved_bytes))});
   return s;
 }
 
@@ -556,6 +629,7 @@ Document describe(const PlanResult& x) {
   doc.title = fmt::format("kvplan {} · {} on {} · {} · tp {}{} · KV {} · weights {}", q.version_banner,
                           q.model_spec().name, q.hardware.label, engine, x.r.tp, extra, x.r.kv_dtype.name,
                           x.r.weights.linear.name);
+  doc.sections.push_back(answer_section(x));
   doc.sections.push_back(model_section(x));
   if (x.verdict.cause == Cause::refused) {
     doc.advice = advice(x);
@@ -567,6 +641,20 @@ Document describe(const PlanResult& x) {
   doc.sections.push_back(budget_section(x));
   if (!neutral(q)) {
     doc.sections.push_back(engine_section(x));
+  }
+  if (x.under_fix) {
+    // No KV memory at all: the tables would be zeros, so the plan under the first fix stands in.
+    const std::string with = changes_text(x.fixes.front(), x);
+    for (Section& s : describe(*x.under_fix).sections) {
+      if (s.key == "answer" || s.key == "model") {
+        continue;
+      }
+      s.title = fmt::format("With {}: {}", with, s.title);
+      s.key = s.key.empty() ? "with_fix" : "with_fix." + s.key;
+      doc.sections.push_back(std::move(s));
+    }
+    doc.advice = advice(x);
+    return doc;
   }
   doc.sections.push_back(frontier_section(x));
   if (x.r.seq_len_given && x.r.batch_given) {

@@ -21,6 +21,7 @@ struct PlanOptions {
   std::string weights;         // --weights SIZE: the checkpoint's size, instead of the estimate
   std::string encoder_tokens;  // --encoder-tokens N: encoder tokens per sequence of cross-attention layers
   bool explain = false;
+  bool brief = false;
   std::string engine = "raw";
   /// The engines' knobs offered as kvplan flags, by their first spelling ("--gpu-memory-utilization").
   std::map<std::string, std::string> knob_values;

@@ -282,6 +282,7 @@ void setup_plan(CLI::App& app, PlanOptions& o, const std::vector<std::string>* o
                  "Longest sequence the server accepts (default: the model's max_position_embeddings)");
   app.add_option("--format,-f", o.format, "Output: table, json, csv or markdown (default table)");
   app.add_flag("--explain", o.explain, "Show every step of the arithmetic");
+  app.add_flag("--brief", o.brief, "Print only the answer: the verdict, max batch, longest context, KV budget, the fix");
   std::string names;
   for (const Engine* e : all_engines()) {
     names += (names.empty() ? "" : ", ") + std::string(e->name());
@@ -336,7 +337,11 @@ int run_plan(const PlanOptions& o, std::ostream& out, std::ostream& err) {
   for (const std::string& w : result.request.warnings) {
     err << "kvplan: warning: " << one_line(w) << '\n';
   }
-  const Document doc = describe(result);
+  Document doc = describe(result);
+  if (o.brief) {
+    std::erase_if(doc.sections, [](const Section& s) { return s.key != "answer"; });
+    doc.advice.clear();
+  }
   render(doc, format, out);
   if (format == Format::csv || format == Format::json) {
     for (const std::string& line : doc.advice) {  // machine formats keep stdout parseable

@@ -1,5 +1,6 @@
 // The JSON renderer: "schema_version": 1, sections as objects, tables as arrays of row objects,
 // raw integers throughout. docs/schema/plan.schema.json describes the result.
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
@@ -34,7 +35,14 @@ void render_json(const Document& doc, std::ostream& out) {
   nlohmann::ordered_json root;
   root["schema_version"] = 1;
   for (const Section& s : doc.sections) {
-    nlohmann::ordered_json& target = s.key.empty() ? root : root[s.key];
+    // A dotted key nests: "with_fix.budget" is root["with_fix"]["budget"].
+    nlohmann::ordered_json* target_ptr = &root;
+    for (std::size_t start = 0; start < s.key.size();) {
+      const std::size_t dot = std::min(s.key.find('.', start), s.key.size());
+      target_ptr = &(*target_ptr)[s.key.substr(start, dot - start)];
+      start = dot + 1;
+    }
+    nlohmann::ordered_json& target = *target_ptr;
     for (const Field& f : s.fields) {
       if (!f.key.empty()) {
         target[f.key] = value(f.value);

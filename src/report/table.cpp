@@ -12,6 +12,12 @@ bool numeric(const Cell& c) {
   return c.kind != Cell::Kind::text && c.kind != Cell::Kind::none && c.kind != Cell::Kind::flag;
 }
 
+// A text value longer than this does not widen the value column (it would push every number
+// right): it starts where the column starts and runs into the detail.
+constexpr std::size_t kWideText = 24;
+
+bool wide(const Cell& c, const std::string& shown) { return c.kind == Cell::Kind::text && shown.size() > kWideText; }
+
 void write_fields(const std::vector<Field>& fields, std::ostream& out) {
   std::size_t label_width = 0;
   std::size_t value_width = 0;
@@ -20,13 +26,18 @@ void write_fields(const std::vector<Field>& fields, std::ostream& out) {
       continue;  // machine-only field
     }
     label_width = std::max(label_width, f.label.size());
-    value_width = std::max(value_width, human(f.value).size());
+    const std::string shown = human(f.value);
+    if (!wide(f.value, shown)) {
+      value_width = std::max(value_width, shown.size());
+    }
   }
   for (const Field& f : fields) {
     if (f.label.empty()) {
       continue;
     }
-    std::string line = fmt::format("  {:<{}}  {:>{}}", f.label, label_width, human(f.value), value_width);
+    const std::string shown = human(f.value);
+    std::string line = wide(f.value, shown) ? fmt::format("  {:<{}}  {}", f.label, label_width, shown)
+                                            : fmt::format("  {:<{}}  {:>{}}", f.label, label_width, shown, value_width);
     if (!f.detail.empty()) {
       line += "  " + f.detail;
     }
