@@ -29,6 +29,7 @@ enum class KnobType : std::uint8_t {
   tokens,    // a token count
   bytes,     // a size
   fraction,  // parts per million in (0, 1]
+  ratio,     // a positive multiple in parts per million (SGLang's --hicache-ratio 2.0), at most 1,000
   flag,      // on/off
   dtype,     // a KV element format
   text,      // a name (a quantization method)
@@ -138,6 +139,16 @@ struct EngineInputs {
 };
 
 /// What the engine will do on one GPU (the bottleneck rank), typed; the text is built only on request.
+/// KV blocks an engine keeps in host memory when its knob turns the tier on (vLLM's CPU
+/// offloading, SGLang's hierarchical cache): a second-level prefix cache. Blocks the GPU evicts
+/// stay there, and a request whose prefix they hold loads them instead of recomputing; running
+/// requests get no more room on the GPU.
+struct HostTier {
+  std::uint64_t tokens = 0;   // tokens of KV it holds, for one replica (every rank holds its share)
+  std::uint64_t bytes = 0;    // host memory it takes, all ranks of one replica together
+  std::string knob;           // what turned it on: "--kv-offloading-size 64"
+};
+
 struct EnginePrediction {
   std::uint64_t usable_bytes = 0;          // what the engine lets itself use
   std::uint32_t fraction_ppm = 1'000'000;  // the memory fraction it applied (parts per million)
@@ -156,6 +167,7 @@ struct EnginePrediction {
   std::optional<std::uint64_t> concurrency_cap;  // the most requests it runs at once (max_num_seqs, -np)
   std::uint64_t capacity_at_shape = 0;     // requests of shape_seq_len its KV cache holds at once
   std::vector<std::pair<std::uint64_t, std::uint64_t>> frontier;  // (length, requests) by memory
+  std::optional<HostTier> host;            // a host-memory KV tier, when a knob turns one on
   // Report text (EngineInputs::text):
   std::vector<Field> budget;               // its budget arithmetic, line by line, in its own terms
   std::vector<Field> fields;               // the numbers its logs print (JSON: engine.<key>)

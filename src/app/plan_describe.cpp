@@ -436,6 +436,12 @@ Section answer_section(const PlanResult& x) {
                       batch});
   s.fields.push_back({"max_seq_len_at_batch_1", "Longest context at batch 1",
                       x.longest_at_batch_1 ? Cell::tokens(*x.longest_at_batch_1) : Cell::tokens(0), longest_detail(x)});
+  if (const auto& host = x.engine.host) {
+    s.fields.push_back({"host_kv_tokens", "Host KV tier", Cell::tokens(host->tokens),
+                        fmt::format("tokens in {} of host memory{} ({}): a prefix cache for blocks the GPU evicts, "
+                                    "not room for more running requests",
+                                    format_bytes(host->bytes), r.dp > 1 ? " per replica" : "", host->knob)});
+  }
   s.fields.push_back({"kv_budget_bytes", "KV cache budget per GPU", Cell::bytes(x.budget.kv_budget_bytes),
                       x.budget.kv_budget_bytes == 0
                           ? fmt::format("short by {}", format_bytes(x.budget.deficit_bytes))

@@ -71,8 +71,9 @@ KnobValue json_knob(const Knob& k, const std::string& where, const json& v) {
       }
       throw Error(fmt::format("{}: must be a positive integer (got {})", where, brief(v)));
     case KnobType::fraction:
+    case KnobType::ratio:
       if (v.is_number()) {
-        return std::uint64_t{parse_fraction_ppm(where, fmt::format("{}", v.get<double>()))};
+        return read_knob(k, where, fmt::format("{}", v.get<double>()));
       }
       break;
     case KnobType::flag:
@@ -88,6 +89,7 @@ KnobValue json_knob(const Knob& k, const std::string& where, const json& v) {
   }
   throw Error(fmt::format("{}: expected {} (got {})", where,
                           k.type == KnobType::fraction ? "a number such as 0.9"
+                          : k.type == KnobType::ratio  ? "a number such as 2.0"
                           : k.type == KnobType::flag   ? "true or false"
                                                        : "a string",
                           v.type_name()));

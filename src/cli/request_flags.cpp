@@ -192,8 +192,11 @@ void load_knobs(const PlanOptions& o, PlanRequest& q) {
       throw Error(fmt::format("{} belongs to --engine {}, but this plan uses --engine {}", flag, owners(flag), e.name()));
     }
     const Knob& k = e.knobs()[*index];
-    // kvplan's own flags take kvplan's quantities; a text knob is read as the engine reads it (-ngl all, -ts 3,1).
-    const KnobValue v = k.parse != nullptr && k.type == KnobType::text ? k.parse(flag, text) : read_knob(k, flag, text);
+    // kvplan's own flags take kvplan's quantities; a text knob is read as the engine reads it (-ngl all, -ts 3,1),
+    // and so is a plain number for a size the engine takes in its own unit (--kv-offloading-size 64: GiB).
+    const bool engine_unit = k.type == KnobType::bytes && to_decimal(text).has_value();
+    const KnobValue v = k.parse != nullptr && (k.type == KnobType::text || engine_unit) ? k.parse(flag, text)
+                                                                                        : read_knob(k, flag, text);
     switch (k.target) {
       case Target::kv_dtype:
         if (o.kv_dtype != "auto") {

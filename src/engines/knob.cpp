@@ -155,6 +155,24 @@ const std::vector<FlagClass>& Engine::flag_classes() const {
   return it->second;
 }
 
+namespace {
+
+// A positive decimal multiple ("2", "2.5", ".5") in parts per million, at most 1,000.
+std::uint64_t parse_ratio_ppm(std::string_view where, std::string_view text) {
+  const std::optional<double> x = to_decimal(!text.empty() && text.front() == '.' ? "0" + std::string(text) : text);
+  if (!x || !(*x > 0) || *x > 1000) {
+    throw Error(fmt::format("{}: expected a positive number such as 2.0, at most 1000 (got {})", where,
+                            quote_input(text)));
+  }
+  const auto ppm = static_cast<std::uint64_t>(*x * 1e6 + 0.5);
+  if (ppm == 0) {
+    throw Error(fmt::format("{}: {} is below one part per million", where, quote_input(text)));
+  }
+  return ppm;
+}
+
+}  // namespace
+
 KnobValue read_knob(const Knob& knob, std::string_view where, std::string_view text) {
   switch (knob.type) {
     case KnobType::count: {
@@ -179,6 +197,8 @@ KnobValue read_knob(const Knob& knob, std::string_view where, std::string_view t
     }
     case KnobType::fraction:
       return std::uint64_t{parse_fraction_ppm(where, text)};
+    case KnobType::ratio:
+      return parse_ratio_ppm(where, text);
     case KnobType::flag: {
       bool v = false;
       if (!on_off(text, v)) {
@@ -225,7 +245,7 @@ KnobValue read_knob(const Knob& knob, std::string_view where, std::string_view t
 
 std::string knob_text(const Knob& knob, const KnobValue& value) {
   if (const auto* n = std::get_if<std::uint64_t>(&value)) {
-    if (knob.type == KnobType::fraction) {
+    if (knob.type == KnobType::fraction || knob.type == KnobType::ratio) {
       std::string s = fmt::format("{:.6f}", static_cast<double>(*n) / 1e6);
       while (s.back() == '0') {
         s.pop_back();

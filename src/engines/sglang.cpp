@@ -31,9 +31,17 @@ constexpr std::uint64_t kLoadOverheadBytes = 297 * kMiB;  // 15.54 GiB "mem usag
 
 enum K : std::size_t {
   mem_fraction_static, max_total_tokens, max_running_requests, page_size, chunked_prefill_size, cuda_graph_max_bs,
-  disable_cuda_graph, allow_longer_context, model_path, tp_size, pp_size, dp_size, context_length, kv_cache_dtype, dtype, quantization, nnodes,
+  disable_cuda_graph, allow_longer_context, enable_hierarchical_cache, hicache_ratio, hicache_size, model_path, tp_size, pp_size, dp_size, context_length, kv_cache_dtype, dtype, quantization, nnodes,
   kCount
 };
+
+// --hicache-size: an int of decimal GB (HostKVCache: int(host_size * 1e9 // size_per_token)); 0 uses the ratio.
+KnobValue decimal_gb(std::string_view where, std::string_view text) {
+  if (text == "0") {
+    return std::uint64_t{0};
+  }
+  return parse_size(where, std::string(text) + "GB").bytes;
+}
 
 // -1 disables chunked prefill (ServerArgs.chunked_prefill_size); kept as 0.
 KnobValue chunk_size(std::string_view where, std::string_view text) {
@@ -65,6 +73,14 @@ constexpr std::array<Knob, kCount> kKnobs{{
      "SGLang: SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 lets --context-length exceed the model's own maximum",
      "python/sglang/srt/configs/model_config.py ModelConfig", engines::on_off, 0, false,
      "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN"},
+    {"enable_hierarchical_cache", "--enable-hierarchical-cache", KnobType::flag, Target::own, "--enable-hierarchical-cache",
+     "SGLang: a host-memory KV pool behind the GPU's (HiCache)", "python/sglang/srt/server_args.py ServerArgs"},
+    {"hicache_ratio", "--hicache-ratio", KnobType::ratio, Target::own, "--hicache-ratio",
+     "SGLang: the host pool's tokens as a multiple of the GPU pool's (default 2.0)",
+     "python/sglang/srt/server_args.py ServerArgs; mem_cache/memory_pool_host.py HostKVCache"},
+    {"hicache_size", "--hicache-size", KnobType::bytes, Target::own, "--hicache-size",
+     "SGLang: the host pool per rank: 40 is decimal GB, as SGLang reads it, or a size; overrides the ratio",
+     "python/sglang/srt/server_args.py ServerArgs; mem_cache/memory_pool_host.py HostKVCache", decimal_gb, 0, true},
     {"model_path", "--model-path --model", KnobType::text, Target::model, "", "the model: an HF id or a local folder",
      "python/sglang/srt/server_args.py ServerArgs"},
     {"tp_size", "--tp-size --tensor-parallel-size", KnobType::count, Target::tp, "", "tensor-parallel size (default 1)",
@@ -255,6 +271,21 @@ EnginePrediction Sglang::predict(const EngineInputs& in) const {
   p.kv_budget_bytes = rest;
   p.reserved_bytes = 0;  // the held-back share lies outside what SGLang uses; weights and KV fill the rest
   p.startup = tokens == 0 ? Startup::no_kv_memory : Startup::ok;  // "Not enough memory. Please try to increase --mem-fraction-static."
+  // HiCache (HostKVCache.__init__): --hicache-size GB // bytes per token, else the GPU pool's tokens
+  // × --hicache-ratio; then page_num = size // page_size + 1. Each rank holds its own pool.
+  const bool hicache = s.flag(enable_hierarchical_cache).value_or(false);
+  const bool plain_pool = state_per_request == 0 && !hybrid_swa && cell > 0;
+  std::uint64_t host_per_rank = 0;
+  if (hicache && plain_pool) {
+    const std::uint64_t size = s.number(hicache_size).value_or(0);
+    const std::uint64_t ratio = s.number(hicache_ratio).value_or(2'000'000);
+    const std::uint64_t n = size > 0 ? size / cell : mul_frac(tokens, ratio, 1'000'000);
+    const std::uint64_t host_tokens = sat_mul(n / page + 1, page);
+    host_per_rank = sat_mul(host_tokens, cell);
+    p.host = HostTier{host_tokens, sat_mul(host_per_rank, std::uint64_t{in.tensor_parallel} * in.pipeline_parallel),
+                      size > 0 ? fmt::format("--hicache-size {:g}", static_cast<double>(size) / 1e9)
+                               : fmt::format("--hicache-ratio {}", knob_text(kKnobs[hicache_ratio], KnobValue{ratio}))};
+  }
   const std::uint64_t shape = std::max<std::uint64_t>(in.shape_seq_len, 1);
   p.capacity_at_shape = tokens / shape;
   for (std::uint64_t len : in.frontier_lengths) {
@@ -305,6 +336,23 @@ EnginePrediction Sglang::predict(const EngineInputs& in) const {
                                     tokens, chunked, running, p.max_model_len));
   if (p.startup == Startup::no_kv_memory) {
     p.log_lines.push_back("RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.");
+  }
+  if (p.host) {
+    p.fields.push_back({"host_kv_cache_tokens", "Host KV pool", Cell::tokens(p.host->tokens),
+                        fmt::format("{} per rank ({}), {} B per token", format_bytes(host_per_rank), p.host->knob,
+                                    with_commas(cell))});
+    p.log_lines.push_back(fmt::format("Allocating {:.2f} GB host memory for hierarchical KV cache.",
+                                      static_cast<double>(host_per_rank) / 1e9));
+    p.notes.push_back("Each rank checks its host pool against psutil's available memory less 10 GiB and refuses "
+                      "with \"Not enough host memory available\" (HostKVCache); psutil reads the machine's memory, "
+                      "not a container's limit.");
+    if (s.number(hicache_size).value_or(0) == 0 && s.number(hicache_ratio).value_or(2'000'000) <= 1'000'000) {
+      p.notes.push_back("A host pool no larger than the GPU pool: older SGLang asserts \"The host memory should be "
+                        "larger than the device memory\"; newer versions warn.");
+    }
+  } else if (hicache) {
+    p.notes.push_back("--enable-hierarchical-cache: kvplan sizes SGLang's host pool for plain attention pools only; "
+                      "this model's hybrid or state pools are not planned.");
   }
   p.notes.push_back("Startup and load overheads are calibrated on one SGLang 0.4.3 log; treat them as uncertain.");
   return p;

@@ -29,7 +29,7 @@ constexpr int kLargeGpuTierSince = 28;        // >= 160 GiB devices get max_num_
 
 enum K : std::size_t {
   gpu_memory_utilization, kv_cache_memory_bytes, max_num_seqs, max_num_batched_tokens, block_size, enforce_eager,
-  cpu_offload_gb, num_gpu_blocks_override, optimization_level, enable_expert_parallel, allow_long_max_model_len,
+  cpu_offload_gb, kv_offloading_size, num_gpu_blocks_override, optimization_level, enable_expert_parallel, allow_long_max_model_len,
   activation_memory, non_torch_memory, cuda_graph_memory,
   model, tensor_parallel_size, pipeline_parallel_size, data_parallel_size, decode_context_parallel_size,
   max_model_len, kv_cache_dtype, dtype, quantization, nnodes, kCount
@@ -55,6 +55,11 @@ constexpr std::array<Knob, kCount> kKnobs{{
     {"cpu_offload_gb", "--cpu-offload-gb", KnobType::bytes, Target::own, "",
      "vLLM: GiB of weights per GPU kept in host memory", "vllm/config/cache.py CacheConfig",
      engines::decimal_gib, 0, true},
+    {"kv_offloading_size", "--kv-offloading-size", KnobType::bytes, Target::own, "--kv-offloading-size",
+     "vLLM: host memory for KV blocks the GPU evicts, all ranks together (CPU offloading): 64 is GiB, as vLLM "
+     "reads it, or a size (64GiB)",
+     "vllm/config/cache.py CacheConfig.kv_offloading_size; vllm/v1/kv_offload/cpu/spec.py CPUOffloadingSpec",
+     engines::decimal_gib},
     {"num_gpu_blocks_override", "--num-gpu-blocks-override", KnobType::count, Target::own, "",
      "vLLM: this many KV blocks, whatever the memory", "vllm/config/cache.py CacheConfig"},
     {"optimization_level", "--optimization-level -O", KnobType::count, Target::own, "",
@@ -448,6 +453,16 @@ EnginePrediction Vllm::predict(const EngineInputs& in) const {
       p.frontier.emplace_back(len, num_blocks / blocks_per_request(l, len, batched, dcp));
     }
   }
+  // CPU offloading (CPUOffloadingSpec): kv_offloading_size × 2^30 B over all ranks, in blocks of
+  // page × KV tensors × world size; each CPU block holds block_size tokens on every rank.
+  std::uint64_t host_blocks = 0;
+  if (const auto host = s.number(kv_offloading_size); host && *host > 0 && l.group_kinds.size() == 1) {
+    const std::uint64_t world = std::uint64_t{in.tensor_parallel} * in.pipeline_parallel;
+    const std::uint64_t per_block = sat_mul(bytes_per_block, world);
+    host_blocks = per_block == 0 ? 0 : *host / per_block;
+    p.host = HostTier{sat_mul(host_blocks, l.block_size), sat_mul(host_blocks, per_block),
+                      fmt::format("--kv-offloading-size {:g}", static_cast<double>(*host) / static_cast<double>(kGiB))};
+  }
   if (!in.text) {
     return p;
   }
@@ -503,6 +518,19 @@ EnginePrediction Vllm::predict(const EngineInputs& in) const {
         "maximum model length is {}. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when "
         "initializing the engine.",
         p.max_model_len, engines::gib(p.startup_needed_bytes), engines::gib(available), p.startup_max_len));
+  }
+  if (p.host) {
+    p.fields.push_back({"host_kv_cache_tokens", "Host KV tier", Cell::tokens(p.host->tokens),
+                        fmt::format("{} CPU blocks of {} tokens in {} of host memory ({})", with_commas(host_blocks),
+                                    l.block_size, format_bytes(p.host->bytes), p.host->knob)});
+    p.notes.push_back(
+        "--kv-offloading-size is the host memory of all ranks together (CacheConfig: \"the total buffer size summed "
+        "across all TP ranks\"); each rank holds its share of every CPU block. Before vLLM moved the buffer to one "
+        "/dev/shm file (mid-2026, PR #50094), each rank's pinned tensors were rounded up to a power of two, up to "
+        "twice the size (issue #53042); after it, a container's /dev/shm must hold the whole buffer.");
+  } else if (s.has(kv_offloading_size)) {
+    p.notes.push_back("--kv-offloading-size: kvplan sizes vLLM's CPU tier for models with one KV cache group only "
+                      "(CPUOffloadingSpec needs one page size); this model has several, so the tier is not planned.");
   }
   if (offload > 0) {
     p.notes.push_back(fmt::format("--cpu-offload-gb keeps {} of weights per GPU in host memory; every forward pass "

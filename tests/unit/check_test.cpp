@@ -1,5 +1,6 @@
 // `kvplan check` reads engines' own command lines as their documentation writes them, typed once,
 // and what `kvplan emit` prints for a plan passes `kvplan check`.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <sstream>
 
@@ -7,6 +8,7 @@
 #include "kvplan/command_line.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/model_source.hpp"
+#include "kvplan/plan.hpp"
 
 using kvplan::CommandContext;
 using kvplan::PlanRequest;
@@ -150,4 +152,45 @@ TEST_CASE("what emit prints, check passes", "[check][emit]") {
   std::ostringstream check_out;
   INFO(out.str());
   CHECK(kvplan::cli::run(args, check_out, err) == 0);
+}
+
+TEST_CASE("host-memory KV tiers: vLLM's CPU offloading and SGLang's hierarchical cache", "[check][host]") {
+  // vLLM: --kv-offloading-size is GiB over all ranks (vllm/config/cache.py CacheConfig), and vLLM's
+  // own test of _post_init_kv_transfer_config gives 8 GiB at tp 2 × pp 2 as cpu_bytes_to_use 8 × 2^30.
+  // CPUOffloadingSpec: blocks of page 32,768 B (16 tokens × 4 KV heads × 128 × 2 × 2 B) × 16 layers
+  // per stage × world 4 = 2 MiB, so 4,096 CPU blocks of 16 tokens.
+  PlanRequest v = read("vllm serve meta-llama/Llama-3.1-8B-Instruct -tp 2 -pp 2 --kv-offloading-size 8");
+  CHECK(knob(v, "kv_offloading_size") == 8ull << 30);
+  const kvplan::PlanResult pv = kvplan::plan(v);
+  REQUIRE(pv.engine.host);
+  CHECK(pv.engine.host->tokens == 4096u * 16u);
+  CHECK(pv.engine.host->bytes == 8ull << 30);
+  CHECK(pv.engine.host->knob == "--kv-offloading-size 8");
+  // Without the flag there is no tier.
+  CHECK_FALSE(kvplan::plan(read("vllm serve meta-llama/Llama-3.1-8B-Instruct -tp 2")).engine.host);
+  // SGLang (mem_cache/memory_pool_host.py HostKVCache): --hicache-size is decimal GB per rank, and
+  // the pool is size // bytes per token, plus one page; SGLang then logs the bytes in GB, as the
+  // "Requesting 40.00 GB" of sgl-project/sglang#8102 shows for 40.
+  PlanRequest s = read("python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct "
+                       "--enable-hierarchical-cache --hicache-size 40");
+  const kvplan::PlanResult ps = kvplan::plan(s);
+  REQUIRE(ps.engine.host);
+  CHECK(ps.engine.host->tokens == 40'000'000'000ull / 131'072 + 1);  // 131,072 B per token at tp 1
+  const auto& logs = ps.engine.log_lines;
+  CHECK(std::find(logs.begin(), logs.end(), "Allocating 40.00 GB host memory for hierarchical KV cache.") != logs.end());
+  // The ratio (default 2.0) multiplies the GPU pool's tokens.
+  PlanRequest r = read("python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct "
+                       "--enable-hierarchical-cache --tp 2");
+  const kvplan::PlanResult pr = kvplan::plan(r);
+  REQUIRE(pr.engine.host);
+  std::uint64_t pool = 0;
+  for (const kvplan::Field& f : pr.engine.fields) {
+    pool = f.key == "max_total_num_tokens" ? f.value.n : pool;
+  }
+  CHECK(pr.engine.host->tokens == 2 * pool + 1);
+  CHECK(pr.engine.host->bytes == pr.engine.host->tokens * 65'536 * 2);  // 65,536 B per token per rank, 2 ranks
+  // A ratio that is not a positive number is one error naming the flag.
+  CHECK_THROWS_WITH(read("python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct "
+                         "--enable-hierarchical-cache --hicache-ratio -1"),
+                    Catch::Contains("--hicache-ratio"));
 }
