@@ -4,6 +4,7 @@
 // JSON and CSV carry raw integers (bloaty's CSV, hyperfine's exporters).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <iosfwd>
 #include <string>
@@ -66,14 +67,30 @@ struct Document {
 
 enum class Format { table, json, csv, markdown };
 
+/// How the terminal renderer lays its text out: the width to fit (0: none, as for a pipe), and
+/// whether verdicts are coloured (ANSI SGR). Numbers never wrap; details, notes and a table's last
+/// text column do, under their own column.
+struct View {
+  std::size_t width = 0;
+  bool color = false;
+};
+
+/// Columns `text` takes on a terminal: UTF-8 code points (kvplan prints no wide characters).
+std::size_t display_width(std::string_view text);
+/// `text` broken at spaces into lines of at most `width` columns (a longer word stands alone).
+std::vector<std::string> wrap_words(std::string_view text, std::size_t width);
+/// `head` then `text` as lines of at most `width` columns (0: one line), the continuation lines
+/// `hang` columns in.
+std::vector<std::string> wrap_line(std::string_view head, std::string_view text, std::size_t width, std::size_t hang);
+
 /// "table" | "json" | "csv" | "markdown"; throws kvplan::Error with "did you mean".
 Format parse_format(std::string_view text);
 
-void render_table(const Document& doc, std::ostream& out);
+void render_table(const Document& doc, std::ostream& out, const View& view = {});
 void render_markdown(const Document& doc, std::ostream& out);
 void render_csv(const Document& doc, std::ostream& out);
 void render_json(const Document& doc, std::ostream& out);
-void render(const Document& doc, Format format, std::ostream& out);
+void render(const Document& doc, Format format, std::ostream& out, const View& view = {});
 
 /// The human text of a cell ("79.19 GiB", "131,072", "1.50x", "12.5%").
 std::string human(const Cell& c);

@@ -153,36 +153,46 @@ std::string gh_property(std::string_view s) {
   return out;
 }
 
-void print_text(const std::vector<Outcome>& outcomes, std::ostream& out) {
+// One line of the text report at the view's width (continuation lines five columns in, under the
+// text after the verdict), its first word coloured: PASS green, FAIL and ERROR red, warn yellow.
+void print_line(std::ostream& out, std::string_view word, const std::string& text, const View& view) {
+  std::vector<std::string> lines = wrap_line(std::string(word) + " ", text, view.width, 5);
+  if (view.color && word != "    ") {
+    const char* sgr = word == "PASS" ? "\x1b[32m" : word == "warn" ? "\x1b[33m" : "\x1b[31m";
+    lines.front() = std::string(sgr) + std::string(word) + "\x1b[0m" + lines.front().substr(word.size());
+  }
+  for (const std::string& l : lines) {
+    out << l << '\n';
+  }
+}
+
+void print_text(const std::vector<Outcome>& outcomes, std::ostream& out, const View& view) {
   std::size_t passed = 0;
   std::size_t failed = 0;
   std::size_t errors = 0;
   for (const Outcome& o : outcomes) {
     for (const std::string& w : o.warnings) {
-      out << "warn " << w << '\n';
+      print_line(out, "warn", w, view);
     }
     if (!o.result) {
       ++errors;
       // A manifest entry's error already names its file, line and workload.
-    if (o.error.rfind(o.origin + ":", 0) == 0) {
-      out << "ERROR " << o.error << '\n';
-    } else {
-      out << "ERROR " << o.origin << (o.name.empty() ? "" : " (" + o.name + ")") << ": " << o.error << '\n';
-    }
+      print_line(out, "ERROR",
+                 o.error.rfind(o.origin + ":", 0) == 0
+                     ? o.error
+                     : o.origin + (o.name.empty() ? "" : " (" + o.name + ")") + ": " + o.error,
+                 view);
       continue;
     }
     const bool pass = o.result->verdict.fits;
     (pass ? passed : failed) += 1;
-    out << (pass ? "PASS " : "FAIL ") << o.origin;
-    if (!o.name.empty()) {
-      out << " (" << o.name << ")";
-    }
-    out << ": " << o.summary << '\n';
+    print_line(out, pass ? "PASS" : "FAIL", o.origin + (o.name.empty() ? "" : " (" + o.name + ")") + ": " + o.summary,
+               view);
     if (!o.fix.empty()) {
-      out << "     fix: " << o.fix << '\n';
+      print_line(out, "    ", "fix: " + o.fix, view);
     }
     for (const std::string& n : o.notes) {
-      out << "     note: " << n << '\n';
+      print_line(out, "    ", "note: " + n, view);
     }
   }
   out << fmt::format("{} passed, {} failed{}\n", passed, failed, errors > 0 ? fmt::format(", {} unreadable", errors) : "");
@@ -517,7 +527,7 @@ int run_check(const CheckOptions& o, std::ostream& out, std::ostream& err) {
   } else if (o.format == "sarif") {
     print_sarif(outcomes, out);
   } else {
-    print_text(outcomes, out);
+    print_text(outcomes, out, o.view);
   }
   bool any_error = false;
   bool any_fail = false;

@@ -22,6 +22,7 @@ struct PlanOptions {
   std::string encoder_tokens;  // --encoder-tokens N: encoder tokens per sequence of cross-attention layers
   bool explain = false;
   bool brief = false;
+  View view;  // --width, --color and the terminal (run.cpp)
   std::string engine = "raw";
   /// The engines' knobs offered as kvplan flags, by their first spelling ("--gpu-memory-utilization").
   std::map<std::string, std::string> knob_values;
@@ -39,6 +40,7 @@ int run_plan(const PlanOptions& o, std::ostream& out, std::ostream& err);
 struct ModelsOptions {
   std::string show;    // `kvplan models show NAME`
   std::string format = "table";
+  View view;
   bool types = false;  // kvplan models types
 };
 void setup_models(CLI::App& app, ModelsOptions& o);
@@ -55,6 +57,7 @@ struct CheckOptions {
   std::string engine;                  // the engine version a command line runs, when no image tag says it
   bool strict = false;
   std::istream* input = nullptr;       // what "-" reads (standard input)
+  View view;
 };
 void setup_check(CLI::App& app, CheckOptions& o);
 int run_check(const CheckOptions& o, std::ostream& out, std::ostream& err);
@@ -76,6 +79,7 @@ int run_simulate(const SimulateOptions& o, std::ostream& out);
 
 struct GpusOptions {
   std::string format = "table";
+  View view;
 };
 void setup_gpus(CLI::App& app, GpusOptions& o);
 int run_gpus(const GpusOptions& o, std::ostream& out);

@@ -26,7 +26,7 @@ int run_gpus(const GpusOptions& o, std::ostream& out) {
   t.notes.push_back("Memory is the total CUDA/HIP reports (what the engines budget from); use --gpu NAME or NAMExCOUNT.");
   s.tables.push_back(std::move(t));
   doc.sections.push_back(std::move(s));
-  render(doc, format, out);
+  render(doc, format, out, o.view);
   return 0;
 }
 

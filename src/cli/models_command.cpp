@@ -286,11 +286,11 @@ void setup_models(CLI::App& app, ModelsOptions& o) {
 int run_models(const ModelsOptions& o, std::ostream& out) {
   const Format format = parse_format(o.format);
   if (o.types) {
-    render(types_document(), format, out);
+    render(types_document(), format, out, o.view);
     return 0;
   }
   if (o.show.empty()) {
-    render(list_document(), format, out);
+    render(list_document(), format, out, o.view);
     return 0;
   }
   std::error_code ec;
@@ -301,7 +301,7 @@ int run_models(const ModelsOptions& o, std::ostream& out) {
     p.name = std::filesystem::path(o.show).filename().string();
     p.description = c.source;
     p.spec = *c.spec;
-    render(show_document(p), format, out);
+    render(show_document(p), format, out, o.view);
     return 0;
   }
   if (is_gguf_path(o.show)) {
@@ -313,7 +313,7 @@ int run_models(const ModelsOptions& o, std::ostream& out) {
     p.config_source = g.tensors > 0 ? fmt::format("{} tensors, {} of weights", g.tensors, format_bytes(g.tensor_bytes))
                                     : std::string("no tensors (a vocabulary-only file)");
     p.spec = g.spec;
-    render(show_document(p, &g.metadata), format, out);
+    render(show_document(p, &g.metadata), format, out, o.view);
     return 0;
   }
   if (std::filesystem::exists(o.show, ec)) {
@@ -336,10 +336,10 @@ int run_models(const ModelsOptions& o, std::ostream& out) {
     p.config_source = file.string();
     p.config_json = parse_json_text(read_bounded_file(file.string(), kMaxConfigBytes, "config.json"), file.string()).dump();
     p.spec = *c.spec;
-    render(show_document(p), format, out);
+    render(show_document(p), format, out, o.view);
     return 0;
   }
-  render(show_document(find_preset(o.show)), format, out);
+  render(show_document(find_preset(o.show)), format, out, o.view);
   return 0;
 }
 

@@ -345,7 +345,7 @@ int run_plan(const PlanOptions& o, std::ostream& out, std::ostream& err) {
     std::erase_if(doc.sections, [](const Section& s) { return s.key != "answer"; });
     doc.advice.clear();
   }
-  render(doc, format, out);
+  render(doc, format, out, o.view);
   if (format == Format::csv || format == Format::json) {
     for (const std::string& line : doc.advice) {  // machine formats keep stdout parseable
       err << line << '\n';

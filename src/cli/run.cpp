@@ -8,6 +8,7 @@
 #include "commands.hpp"
 #include "kvplan/cli.hpp"
 #include "kvplan/error.hpp"
+#include "kvplan/quantity.hpp"
 #include "kvplan/text.hpp"
 
 namespace kvplan::cli {
@@ -20,7 +21,9 @@ Examples:
   kvplan --model llama3-70b --vram 80GB
   kvplan --model llama-3.1-8b --gpu H100 --seq-len 32k --batch 16 --kv-dtype fp8
   kvplan --config ./Qwen3-8B/config.json --gpu L40S --format json
-  kvplan models            kvplan models show deepseek-v3            kvplan gpus)";
+  kvplan models            kvplan models show deepseek-v3            kvplan gpus
+Any command: --width N fits the text to N columns (default: the terminal's, at least 80; 0: no limit),
+--color never|auto|always colours verdicts (auto: on a terminal, unless NO_COLOR is set).)";
 
 // CLI11's "arguments were not expected: x --modle" becomes "unknown option '--modle', did you
 // mean '--model'?", with the suggestion drawn from the app's own option and subcommand names.
@@ -84,7 +87,8 @@ namespace {
 // parses again with every option, so help, typos and knob flags read as they always do.
 struct FullSetupNeeded {};
 
-int run_app(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err, bool lean) {
+int run_app(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err, bool lean,
+            const View& view) {
   CLI::App app{"kvplan: plan the KV-cache memory of LLM inference before you deploy.", "kvplan"};
   app.footer(kFooter);
   app.set_version_flag("--version", fmt::format("kvplan {} (model catalog {})", KVPLAN_VERSION, KVPLAN_CATALOG_DATE));
@@ -146,6 +150,11 @@ int run_app(const std::vector<std::string>& args, std::istream& in, std::ostream
     std::vector<std::string> reversed(own.rbegin(), own.rend());  // CLI11 2.1 parses a reversed vector
     app.parse(reversed);
     refuse_empty_values(app);
+    plan.view = view;
+    models.view = view;
+    check.view = view;
+    simulate.plan.view = view;
+    gpus.view = view;
     if (models_cmd->parsed()) {
       return run_models(models, out);
     }
@@ -198,7 +207,77 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   return run(args, std::cin, out, err);
 }
 
+namespace {
+
+// --width N and --color WHEN, taken out of the arguments wherever they stand before "--" (they
+// apply to every command), and the layout they and the terminal make.
+View take_view(std::vector<std::string>& args, const Terminal& terminal) {
+  std::optional<std::string> width;
+  std::optional<std::string> color_given;
+  for (std::size_t i = 0; i < args.size() && args[i] != "--";) {
+    const std::string a = args[i];
+    const bool is_width = a == "--width" || a.rfind("--width=", 0) == 0;
+    const bool is_color = a == "--color" || a.rfind("--color=", 0) == 0;
+    if (!is_width && !is_color) {
+      ++i;
+      continue;
+    }
+    const std::string flag = is_width ? "--width" : "--color";
+    std::size_t taken = 1;
+    std::string value;
+    if (a == flag) {
+      if (i + 1 >= args.size() || args[i + 1] == "--") {
+        throw Error(fmt::format("{} needs a value ({})", flag,
+                                is_width ? "columns, 0 for no limit" : "never, auto or always"));
+      }
+      value = args[i + 1];
+      taken = 2;
+    } else {
+      value = a.substr(flag.size() + 1);
+    }
+    (is_width ? width : color_given) = value;
+    args.erase(args.begin() + static_cast<std::ptrdiff_t>(i), args.begin() + static_cast<std::ptrdiff_t>(i + taken));
+  }
+  const std::string color = color_given.value_or("auto");
+  View view;
+  if (width) {
+    const std::uint64_t n = *width == "0" ? 0 : parse_count("--width", *width, 10'000);
+    if (n != 0 && n < 80) {
+      throw Error(fmt::format("--width {}: kvplan lays its text out in at least 80 columns; give 80 or more (0: no "
+                              "limit)",
+                              n));
+    }
+    view.width = n;
+  } else if (terminal.columns > 0) {
+    view.width = std::max<std::size_t>(80, terminal.columns);
+  }
+  if (color == "always") {
+    view.color = true;
+  } else if (color == "auto") {
+    view.color = terminal.tty && !terminal.no_color;
+  } else if (color != "never") {
+    throw Error(fmt::format("--color {}: expected never, auto or always{}", quote_input(color),
+                            did_you_mean(color, {"never", "auto", "always"})));
+  }
+  return view;
+}
+
+}  // namespace
+
 int run(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err) {
+  return run(args, in, out, err, Terminal{});
+}
+
+int run(const std::vector<std::string>& given, std::istream& in, std::ostream& out, std::ostream& err,
+        const Terminal& terminal) {
+  std::vector<std::string> args = given;
+  View view;
+  try {
+    view = take_view(args, terminal);
+  } catch (const Error& e) {
+    err << "kvplan: error: " << one_line(e.what()) << '\n';
+    return 2;
+  }
   // `kvplan` alone: what it does and the commands people start with, not an error.
   if (args.empty()) {
     out << "kvplan: plan the KV-cache memory of LLM inference before you deploy.\n\n"
@@ -231,11 +310,11 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
   });
   if (lean) {
     try {
-      return run_app(args, in, out, err, true);
+      return run_app(args, in, out, err, true, view);
     } catch (const FullSetupNeeded&) {
     }
   }
-  return run_app(args, in, out, err, false);
+  return run_app(args, in, out, err, false, view);
 }
 
 }  // namespace kvplan::cli

@@ -198,7 +198,7 @@ int run_simulate(const SimulateOptions& o, std::ostream& out) {
     data.tables.push_back(std::move(series));
     doc.sections.push_back(std::move(data));
   }
-  render(doc, format, out);
+  render(doc, format, out, o.plan.view);
   return 0;
 }
 

@@ -49,10 +49,10 @@ std::string human(const Cell& c) {
   return "-";
 }
 
-void render(const Document& doc, Format format, std::ostream& out) {
+void render(const Document& doc, Format format, std::ostream& out, const View& view) {
   switch (format) {
     case Format::table:
-      render_table(doc, out);
+      render_table(doc, out, view);
       return;
     case Format::json:
       render_json(doc, out);

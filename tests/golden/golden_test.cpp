@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "kvplan/cli.hpp"
+#include "kvplan/report.hpp"
 #include "support/files.hpp"
 
 namespace fs = std::filesystem;
@@ -93,6 +94,22 @@ TEST_CASE("golden CLI cases", "[golden]") {
       const int code = kvplan::cli::run(args, in, out, err);
       const auto shown = [](const std::string& s) { return replace_all(replace_all(s, kConfigs, "{configs}"), kRoot, ""); };
       check_channel(dir / "stdout", shown(out.str()), update);
+      // A case rendered for a width (--width N) fits it: no line of its output is wider (issue #12).
+      std::size_t columns = 0;
+      for (std::size_t i = 0; i < args.size(); ++i) {
+        if (args[i] == "--width" && i + 1 < args.size()) {
+          columns = std::stoul(args[i + 1]);
+        } else if (args[i].rfind("--width=", 0) == 0) {
+          columns = std::stoul(args[i].substr(8));
+        }
+      }
+      if (columns > 0) {
+        std::istringstream lines(out.str());
+        for (std::string line; std::getline(lines, line);) {
+          INFO(dir.filename().string() << ": " << line);
+          CHECK(kvplan::display_width(line) <= columns);
+        }
+      }
       check_channel(dir / "stderr", shown(err.str()), update);
       const std::string exit_text = code == 0 ? "" : std::to_string(code) + "\n";
       check_channel(dir / "exit", exit_text, update);
