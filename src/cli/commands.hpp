@@ -7,6 +7,9 @@
 #include <CLI/CLI.hpp>
 #include <iosfwd>
 #include <map>
+#include <span>
+#include <string_view>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -83,6 +86,13 @@ struct GpusOptions {
 };
 void setup_gpus(CLI::App& app, GpusOptions& o);
 int run_gpus(const GpusOptions& o, std::ostream& out);
+
+/// The values `option` (its long name) takes under `command` ("" for the plan), for shell completion:
+/// the catalogs' names, the dtypes, the formats that command's parser accepts; empty for free values.
+std::vector<std::string> option_values(std::string_view command, std::string_view option);
+
+/// The examples --help's footer and the man page's EXAMPLES show: a command line, what it answers.
+std::vector<std::pair<std::string, std::string>> examples();
 
 /// `kvplan generate man|bash|zsh|fish`, from the app's own definitions (hidden from --help).
 struct GenerateOptions {

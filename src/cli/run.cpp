@@ -14,16 +14,18 @@
 namespace kvplan::cli {
 namespace {
 
-constexpr const char* kFooter = R"(
-Sizes: 80GB = 80 x 10^9 B, 80GiB = 80 x 2^30 B; also MB/MiB, TB/TiB. Tokens: 8192, 8k, 128K (k = 1024).
-Exit codes: 0 the plan fits, 1 nothing fits (the report says what would), 2 bad input.
-Examples:
-  kvplan --model llama3-70b --vram 80GB
-  kvplan --model llama-3.1-8b --gpu H100 --seq-len 32k --batch 16 --kv-dtype fp8
-  kvplan --config ./Qwen3-8B/config.json --gpu L40S --format json
-  kvplan models            kvplan models show deepseek-v3            kvplan gpus
-Any command: --width N fits the text to N columns (default: the terminal's, at least 80; 0: no limit),
---color never|auto|always colours verdicts (auto: on a terminal, unless NO_COLOR is set).)";
+// --help's footer: sizes, exit codes, the examples (docs_command.cpp) and the options of every command.
+std::string footer() {
+  std::string s =
+      "\nSizes: 80GB = 80 x 10^9 B, 80GiB = 80 x 2^30 B; also MB/MiB, TB/TiB. Tokens: 8192, 8k, 128K (k = 1024).\n"
+      "Exit codes: 0 the plan fits, 1 nothing fits (the report says what would), 2 bad input.\nExamples:\n";
+  for (const auto& [command, what] : examples()) {
+    s += fmt::format("  {}\n      {}\n", command, what);
+  }
+  s += "Any command: --width N fits the text to N columns (default: the terminal's, at least 80; 0: no limit),\n"
+       "--color never|auto|always colours verdicts (auto: on a terminal, unless NO_COLOR is set).";
+  return s;
+}
 
 // CLI11's "arguments were not expected: x --modle" becomes "unknown option '--modle', did you
 // mean '--model'?", with the suggestion drawn from the app's own option and subcommand names.
@@ -90,14 +92,15 @@ struct FullSetupNeeded {};
 int run_app(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err, bool lean,
             const View& view) {
   CLI::App app{"kvplan: plan the KV-cache memory of LLM inference before you deploy.", "kvplan"};
-  app.footer(kFooter);
+  app.footer(footer());
   app.set_version_flag("--version", fmt::format("kvplan {} (model catalog {})", KVPLAN_VERSION, KVPLAN_CATALOG_DATE));
   PlanOptions plan;
   setup_plan(app, plan, lean ? &args : nullptr);
   // A subcommand's options are set up only when its name is among the arguments (or for
   // 'generate', which writes every subcommand's options into the man page and completions):
   // CLI11 checks each new option against every earlier one, and a plan need not pay for them all.
-  const bool everything = std::find(args.begin(), args.end(), "generate") != args.end();
+  const bool everything = std::find(args.begin(), args.end(), "generate") != args.end() ||
+                          (!args.empty() && args.front() == "completion");
   const auto wanted = [&](const char* name) {
     return everything || std::find(args.begin(), args.end(), name) != args.end();
   };
@@ -135,6 +138,9 @@ int run_app(const std::vector<std::string>& args, std::istream& in, std::ostream
   if (wanted("gpus")) {
     setup_gpus(*gpus_cmd, gpus);
   }
+  GenerateOptions completion;
+  CLI::App* completion_cmd = app.add_subcommand("completion", "Print a shell completion script: completion bash|zsh|fish");
+  completion_cmd->add_option("shell", completion.what, "bash, zsh or fish")->required();
   GenerateOptions generate;
   CLI::App* generate_cmd = app.add_subcommand("generate", "Print the man page or a shell completion script");
   generate_cmd->group("");  // hidden: the build uses it, users get the installed files
@@ -160,6 +166,13 @@ int run_app(const std::vector<std::string>& args, std::istream& in, std::ostream
     }
     if (generate_cmd->parsed()) {
       return run_generate(app, generate, out);
+    }
+    if (completion_cmd->parsed()) {
+      if (completion.what != "bash" && completion.what != "zsh" && completion.what != "fish") {
+        throw Error(fmt::format("completion: unknown shell {}{}: bash, zsh or fish", quote_input(completion.what),
+                                did_you_mean(completion.what, {"bash", "zsh", "fish"})));
+      }
+      return run_generate(app, completion, out);
     }
     if (check_cmd->parsed()) {
       return run_check(check, out, err);
@@ -293,7 +306,7 @@ int run(const std::vector<std::string>& given, std::istream& in, std::ostream& o
   }
   // A first word that is no option and no command, but close to a command: say which.
   if (!args.front().empty() && args.front().front() != '-') {
-    static const std::vector<std::string> kCommands{"models", "check", "emit", "simulate", "sweep", "gpus"};
+    static const std::vector<std::string> kCommands{"models", "check", "emit", "simulate", "sweep", "gpus", "completion"};
     if (std::find(kCommands.begin(), kCommands.end(), args.front()) == kCommands.end() && args.front() != "generate") {
       const std::string hint = did_you_mean(args.front(), kCommands);
       if (!hint.empty()) {

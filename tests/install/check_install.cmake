@@ -35,6 +35,12 @@ execute_process(COMMAND bash -c "source '${SCRATCH}/usr/share/bash-completion/co
 if(NOT rc EQUAL 0 OR NOT words MATCHES "--format")
   message(FATAL_ERROR "the bash completion did not complete 'kvplan check --fo': ${words}")
 endif()
+# Values too: the GPUs of the catalog after --gpu.
+execute_process(COMMAND bash -c "source '${SCRATCH}/usr/share/bash-completion/completions/kvplan' && COMP_WORDS=(kvplan check --gpu H10) && COMP_CWORD=3 && _kvplan && echo \${COMPREPLY[@]}"
+                OUTPUT_VARIABLE values RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0 OR NOT values MATCHES "H100-SXM" OR NOT values MATCHES "H100-NVL")
+  message(FATAL_ERROR "the bash completion did not complete 'kvplan check --gpu H10': ${values}")
+endif()
 
 execute_process(COMMAND cpack -G DEB -B "${SCRATCH}/package" --config "${BUILD}/CPackConfig.cmake"
                 RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
