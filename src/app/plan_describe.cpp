@@ -234,6 +234,53 @@ Section model_section(const PlanResult& x) {
   const std::uint64_t per_token = model_kv_bytes_per_token(m, kv);
   s.fields.push_back({"kv_bytes_per_token", "KV per token", Cell::bytes(per_token),
                       fmt::format("{} B at {} ({}), one sequence, tp 1", with_commas(per_token), kv.name, kv.note)});
+  if (const std::uint32_t tp = x.r.tp; tp > 1) {
+    // How tensor parallelism splits the cache: KV heads divide (or, past their count, repeat:
+    // max(1, n_kv / tp) per rank), and a latent or an indexer key is whole on every rank.
+    std::uint64_t per_gpu = 0;  // of the bottleneck stage's layers, at pp above 1
+    for (const LayerGroup& g : x.stage_model->layers) {
+      per_gpu = sat_add(per_gpu, sat_mul(g.count, bytes_per_token(g.spec, kv, tp)));
+    }
+    std::uint32_t heads = 0;
+    bool latent = false;
+    bool indexer = false;
+    for (const LayerGroup& g : m.layers) {
+      const auto attention = [&](const FullAttention& a) {
+        heads = heads == 0 ? a.num_key_value_heads : std::min(heads, a.num_key_value_heads);
+      };
+      std::visit(overloaded{
+                     [&](const FullAttention& a) { attention(a); },
+                     [&](const SlidingWindow& w) { attention(w.attention); },
+                     [&](const LatentAttention&) { latent = true; },
+                     [](const RecurrentState&) {},
+                     [&](const ChunkedLocal& c) { attention(c.attention); },
+                     [&](const CrossAttention& c) { attention(c.attention); },
+                     [](const SharedKV&) {},
+                     [&](const IndexerCache&) { indexer = true; },
+                     [](const NoCache&) {},
+                 },
+                 g.spec);
+    }
+    std::string how;
+    if (heads > 0 && tp > heads) {
+      how = fmt::format("{} KV heads over tp {}: each head is held by {} GPUs (KV heads repeat once tp passes their "
+                        "count, max(1, n_kv / tp) per GPU), so the GPUs together hold {}× the model's KV",
+                        heads, tp, tp / heads, tp / heads);
+    } else if (heads > 0) {
+      how = fmt::format("{} KV heads over tp {}: {} per GPU", heads, tp, kv_heads_per_rank(heads, tp));
+    }
+    if (latent || indexer) {
+      how += fmt::format("{}{} not split by tp: every GPU holds {} whole", how.empty() ? "" : "; ",
+                         latent && indexer ? "the MLA latent and the indexer key are"
+                         : latent          ? "the MLA latent is"
+                                           : "the indexer key is",
+                         latent && indexer ? "them" : "it");
+    }
+    if (x.r.pp > 1) {
+      how += fmt::format("{}the bottleneck stage's layers (pp {})", how.empty() ? "" : "; ", x.r.pp);
+    }
+    s.fields.push_back({"kv_bytes_per_token_per_gpu", "KV per token per GPU", Cell::bytes(per_gpu), how});
+  }
   if (const std::uint64_t past = model_kv_bytes_per_token_past_windows(m, kv); past != per_token) {
     s.fields.push_back({"kv_bytes_per_token_past_windows", "KV per token, long context", Cell::bytes(past),
                         "once every sliding window and chunk is full: full attention, MLA and indexer layers"});
