@@ -65,7 +65,7 @@ struct Document {
   std::vector<std::string> advice;   // "nothing fits" guidance, printed last
 };
 
-enum class Format { table, json, csv, markdown };
+enum class Format { table, json, csv, markdown, html, svg };
 
 /// How the terminal renderer lays its text out: the width to fit (0: none, as for a pipe), and
 /// whether verdicts are coloured (ANSI SGR). Numbers never wrap; details, notes and a table's last
@@ -73,6 +73,7 @@ enum class Format { table, json, csv, markdown };
 struct View {
   std::size_t width = 0;
   bool color = false;
+  std::string chart = "memory";  // --format svg: the chart it draws (--chart)
 };
 
 /// Columns `text` takes on a terminal: UTF-8 code points (kvplan prints no wide characters).
@@ -90,6 +91,11 @@ void render_table(const Document& doc, std::ostream& out, const View& view = {})
 void render_markdown(const Document& doc, std::ostream& out);
 void render_csv(const Document& doc, std::ostream& out);
 void render_json(const Document& doc, std::ostream& out);
+/// One self-contained page: inline SVG charts (memory per GPU, max batch by context and by each
+/// comparison), then every section as HTML tables.
+void render_html(const Document& doc, std::ostream& out);
+/// One chart of the page alone ("memory", "frontier", ...); throws kvplan::Error naming those it has.
+void render_svg(const Document& doc, std::ostream& out, std::string_view chart);
 void render(const Document& doc, Format format, std::ostream& out, const View& view = {});
 
 /// The human text of a cell ("79.19 GiB", "131,072", "1.50x", "12.5%").

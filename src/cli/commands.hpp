@@ -25,6 +25,7 @@ struct PlanOptions {
   std::string encoder_tokens;  // --encoder-tokens N: encoder tokens per sequence of cross-attention layers
   bool explain = false;
   bool brief = false;
+  std::string chart;  // --chart
   View view;  // --width, --color and the terminal (run.cpp)
   std::string engine = "raw";
   /// The engines' knobs offered as kvplan flags, by their first spelling ("--gpu-memory-utilization").

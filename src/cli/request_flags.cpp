@@ -283,7 +283,10 @@ void setup_plan(CLI::App& app, PlanOptions& o, const std::vector<std::string>* o
                  "audio token count)");
   app.add_option("--max-model-len", o.max_model_len,
                  "Longest sequence the server accepts (default: the model's max_position_embeddings)");
-  app.add_option("--format,-f", o.format, "Output: table, json, csv or markdown (default table)");
+  app.add_option("--format,-f", o.format,
+                 "Output: table, json, csv, markdown, html (one page with its charts) or svg (one chart) (default table)");
+  app.add_option("--chart", o.chart, "With --format svg: memory (per GPU), frontier (max batch by context), or a "
+                                     "comparison (compare.attention, compare.kv_dtype, compare.allocation)");
   app.add_flag("--explain", o.explain, "Show every step of the arithmetic");
   app.add_flag("--brief", o.brief, "Print only the answer: the verdict, max batch, longest context, KV budget, the fix");
   std::string names;
@@ -341,11 +344,18 @@ int run_plan(const PlanOptions& o, std::ostream& out, std::ostream& err) {
     err << "kvplan: warning: " << one_line(w) << '\n';
   }
   Document doc = describe(result);
+  View view = o.view;
+  if (!o.chart.empty()) {
+    if (format != Format::svg) {
+      throw Error("--chart picks the chart of --format svg; give --format svg, or --format html for all of them");
+    }
+    view.chart = o.chart;
+  }
   if (o.brief) {
     std::erase_if(doc.sections, [](const Section& s) { return s.key != "answer"; });
     doc.advice.clear();
   }
-  render(doc, format, out, o.view);
+  render(doc, format, out, view);
   if (format == Format::csv || format == Format::json) {
     for (const std::string& line : doc.advice) {  // machine formats keep stdout parseable
       err << line << '\n';

@@ -22,8 +22,14 @@ Format parse_format(std::string_view text) {
   if (text == "markdown" || text == "md") {
     return Format::markdown;
   }
-  throw Error(fmt::format("unknown format {}{} (expected table, json, csv or markdown)", quote_input(text),
-                          did_you_mean(text, {"table", "json", "csv", "markdown"})));
+  if (text == "html") {
+    return Format::html;
+  }
+  if (text == "svg") {
+    return Format::svg;
+  }
+  throw Error(fmt::format("unknown format {}{} (expected table, json, csv, markdown, html or svg)", quote_input(text),
+                          did_you_mean(text, {"table", "json", "csv", "markdown", "html", "svg"})));
 }
 
 std::string human(const Cell& c) {
@@ -62,6 +68,12 @@ void render(const Document& doc, Format format, std::ostream& out, const View& v
       return;
     case Format::markdown:
       render_markdown(doc, out);
+      return;
+    case Format::html:
+      render_html(doc, out);
+      return;
+    case Format::svg:
+      render_svg(doc, out, view.chart);
       return;
   }
 }

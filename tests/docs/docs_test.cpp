@@ -140,6 +140,17 @@ TEST_CASE("every output block in README and docs is a golden case's output", "[d
   CHECK(blocks >= 2);
 }
 
+TEST_CASE("docs/examples/html/report.html is the html-report golden case's page", "[docs][html]") {
+  // docs/examples/html/report.png is Chromium's screenshot of that page (docs/cli.md says how).
+  const fs::path page = kRoot / "docs/examples/html/report.html";
+  const std::string golden = slurp(fs::path(KVPLAN_GOLDEN_DIR) / "html-report" / "stdout");
+  if (std::getenv("KVPLAN_UPDATE_GOLDEN") != nullptr && slurp(page) != golden) {
+    std::ofstream(page, std::ios::binary) << golden;
+  }
+  CHECK(slurp(page) == golden);
+  CHECK(fs::file_size(kRoot / "docs/examples/html/report.png") > 10'000);
+}
+
 TEST_CASE("JSON plans validate against docs/schema/plan.schema.json", "[docs][json]") {
   const json schema = json::parse(slurp(kRoot / "docs/schema/plan.schema.json"));
   const std::vector<std::vector<std::string>> runs{

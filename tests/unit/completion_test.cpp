@@ -47,8 +47,13 @@ TEST_CASE("completion values are accepted by the commands that offer them", "[co
   for (const std::string& f : option_values("", "format")) {
     INFO(f);
     CHECK(run({"--model", "llama-3.2-1b", "--gpu", "H100", "--format", f}) != 2);
-    CHECK(run({"gpus", "--format", f}) == 0);
   }
+  for (const std::string& f : option_values("gpus", "format")) {  // svg is a plan's: the catalogs have no chart
+    INFO(f);
+    CHECK(run({"gpus", "--format", f}) == 0);
+    CHECK(run({"models", "--format", f}) == 0);
+  }
+  CHECK(run({"gpus", "--format", "svg"}) == 2);
   for (const std::string& f : option_values("check", "format")) {
     INFO(f);
     CHECK(run({"check", "--gpu", "H100", "--format", f, "--", "vllm", "serve", "meta-llama/Llama-3.2-1B"}) != 2);

@@ -101,5 +101,5 @@ TEST_CASE("Markdown renderer writes pipe tables", "[report]") {
 TEST_CASE("formats are named, with a suggestion for typos", "[report][errors]") {
   CHECK(parse_format("md") == Format::markdown);
   CHECK_THROWS_WITH(parse_format("jsno"),
-                    "unknown format 'jsno', did you mean 'json'? (expected table, json, csv or markdown)");
+                    "unknown format 'jsno', did you mean 'json'? (expected table, json, csv, markdown, html or svg)");
 }
