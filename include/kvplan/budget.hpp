@@ -24,7 +24,21 @@ struct ReserveModel {
   std::uint64_t framework_multi_gpu_bytes = 2120ULL * 1024 * 1024;  // with NCCL at tp > 1, 2.07 GiB
 };
 
-Reserve estimate_reserve(std::uint64_t vocab_size, std::uint32_t tp, const ReserveModel& model = {}) noexcept;
+/// The profiling run's shape: tokens in its one batch and rows the sampler scores. The activation fit
+/// was measured at 8,192 × 1,024, vLLM's API-server defaults on GPUs of 70 GiB or more; below 70 GiB
+/// they are 2,048 × 256 (vllm/engine/arg_utils.py get_batch_defaults).
+struct ProfileShape {
+  std::uint64_t batched_tokens = 8192;
+  std::uint64_t rows = 1024;
+};
+/// The shape an engine-neutral plan assumes on a GPU of `gpu_memory_bytes`: the engines' defaults
+/// follow the GPU's class, and so does the reserve.
+ProfileShape default_profile_shape(std::uint64_t gpu_memory_bytes) noexcept;
+
+/// The runtime reserve. Activations scale with the shape as the fit's causes do: the forward's
+/// intercept with the batched tokens, the sampler's logits with the rows.
+Reserve estimate_reserve(std::uint64_t vocab_size, std::uint32_t tp, const ProfileShape& shape = {},
+                         const ReserveModel& model = {}) noexcept;
 
 struct Budget {
   std::uint64_t vram_bytes = 0;

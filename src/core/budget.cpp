@@ -1,6 +1,8 @@
 // Budget arithmetic and the runtime-reserve estimate (docs/budget.md).
 #include "kvplan/budget.hpp"
 
+#include <algorithm>
+
 #include "kvplan/units.hpp"
 
 namespace kvplan {
@@ -9,12 +11,20 @@ std::uint64_t Reserve::total() const noexcept {
   return sat_add(sat_add(activations_bytes, cuda_graphs_bytes), framework_bytes);
 }
 
-Reserve estimate_reserve(std::uint64_t vocab_size, std::uint32_t tp, const ReserveModel& model) noexcept {
-  // activations = 0.435 GiB + 13,300 B x vocab_size: least-squares fit of vLLM 0.19's
-  // "torch peak increase" on 15 H100 runs (vocab 32K..262K); the sampler's fp32 logits over
-  // max_num_seqs rows dominate it, so it scales with the vocabulary.
+ProfileShape default_profile_shape(std::uint64_t gpu_memory_bytes) noexcept {
+  constexpr std::uint64_t kLargeGpu = 70ULL << 30;  // get_batch_defaults' 70 GiB line
+  return gpu_memory_bytes >= kLargeGpu ? ProfileShape{8192, 1024} : ProfileShape{2048, 256};
+}
+
+Reserve estimate_reserve(std::uint64_t vocab_size, std::uint32_t tp, const ProfileShape& shape,
+                         const ReserveModel& model) noexcept {
+  // activations = 0.435 GiB + 13,300 B x vocab_size at 8,192 tokens x 1,024 rows: least-squares fit
+  // of vLLM 0.19's "torch peak increase" on 15 H100 runs (vocab 32K..262K); the sampler's fp32
+  // logits over max_num_seqs rows dominate it, so it scales with the vocabulary and the rows.
   Reserve r;
-  r.activations_bytes = sat_add(model.activation_base_bytes, sat_mul(vocab_size, model.activation_per_vocab_bytes));
+  const std::uint64_t rows = std::min(shape.rows, shape.batched_tokens);
+  r.activations_bytes = sat_add(mul_frac(model.activation_base_bytes, shape.batched_tokens, 8192),
+                                mul_frac(sat_mul(vocab_size, model.activation_per_vocab_bytes), rows, 1024));
   r.cuda_graphs_bytes = model.cuda_graphs_bytes;
   r.framework_bytes = tp > 1 ? model.framework_multi_gpu_bytes : model.framework_tp1_bytes;
   return r;

@@ -73,7 +73,10 @@ EnginePrediction Raw::predict(const EngineInputs& in) const {
   const ModelSpec& m = *in.model;
   const KnobSet& k = *in.knobs;
   EnginePrediction p;
-  Reserve r = estimate_reserve(m.vocab_size, in.tensor_parallel);
+  // The profiling shape follows the GPU's class, as the engines' defaults do (issue #12: the H100
+  // shape on a 24 GB card over-states the reserve about 2.5×).
+  const ProfileShape profile = default_profile_shape(in.gpu_memory_bytes);
+  Reserve r = estimate_reserve(m.vocab_size, in.tensor_parallel, profile);
   r.activations_bytes = k.number(activation_memory).value_or(r.activations_bytes);
   r.framework_bytes = k.number(non_torch_memory).value_or(r.framework_bytes);
   r.cuda_graphs_bytes = k.number(cuda_graph_memory).value_or(r.cuda_graphs_bytes);
@@ -133,8 +136,12 @@ EnginePrediction Raw::predict(const EngineInputs& in) const {
     p.budget.push_back({"activations_bytes", "    activations", Cell::bytes(r.activations_bytes),
                         k.has(activation_memory)
                             ? std::string("--activation-memory")
-                            : fmt::format("0.435 GiB + 13,300 B × vocab {} (fit to vLLM 0.19 profiling peaks)",
-                                          with_commas(m.vocab_size))});
+                        : profile.batched_tokens == 8192
+                            ? fmt::format("0.435 GiB + 13,300 B × vocab {} (fit to vLLM 0.19 profiling peaks)",
+                                          with_commas(m.vocab_size))
+                            : fmt::format("the fit (0.435 GiB + 13,300 B × vocab {}, at 8,192 tokens × 1,024 rows) "
+                                          "scaled to {} tokens × {} rows, vLLM's default below 70 GiB",
+                                          with_commas(m.vocab_size), with_commas(profile.batched_tokens), profile.rows)});
     p.budget.push_back({"cuda_graphs_bytes", "    CUDA graphs", Cell::bytes(r.cuda_graphs_bytes),
                         k.has(cuda_graph_memory)
                             ? "--cuda-graph-memory"
