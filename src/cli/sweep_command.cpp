@@ -1,4 +1,4 @@
-// `kvplan sweep`: the grid of models x GPUs x counts x KV dtypes x PP x context lengths, one row per
+// `kvplan sweep`: the grid of models x GPUs x counts x KV and weight dtypes x PP x DP x context lengths, one row per
 // point (fits, max concurrency, longest context, headroom, and the reason when it does not fit), as
 // CSV or JSON, with --where filters and a --best objective. Every axis is typed once, before the
 // sweep; each point is one plan() at verdict depth, the plan's own numbers, with no text parsed and
@@ -49,9 +49,10 @@ std::vector<std::string> split(const std::vector<std::string>& values, std::stri
 
 struct Point {
   const ModelSpec* model = nullptr;
-  const GpuSpec* gpu = nullptr;
+  std::string_view gpu;        // the catalog name, or the --vram size as given
   std::string_view kv_dtype;
-  std::uint64_t gpus = 1, tp = 1, pp = 1, seq_len = 0, batch = 1;
+  std::string_view weight_dtype;
+  std::uint64_t gpus = 1, tp = 1, pp = 1, dp = 1, seq_len = 0, batch = 1;
   bool fits = false;
   std::uint64_t max_batch = 0, total_concurrency = 0, longest = 0, kv_budget = 0, weights = 0;
   std::int64_t headroom = 0;  // KV budget minus what batch x seq_len needs, per GPU (negative: short)
@@ -73,10 +74,12 @@ std::string_view cause_name(Cause c) {
   return "";
 }
 
-enum class Field : std::uint8_t { max_batch, total_concurrency, gpus, longest_context, kv_budget_bytes, headroom_bytes, seq_len, tp, pp };
+enum class Field : std::uint8_t {
+  max_batch, total_concurrency, gpus, longest_context, kv_budget_bytes, headroom_bytes, seq_len, tp, pp, dp
+};
 
 const std::vector<std::string> kFields{"max_batch", "total_concurrency", "gpus", "longest_context", "kv_budget_bytes",
-                                       "headroom_bytes", "seq_len", "tp", "pp"};
+                                       "headroom_bytes", "seq_len", "tp", "pp", "dp"};
 
 double value_of(const Point& p, Field f) {
   switch (f) {
@@ -89,6 +92,7 @@ double value_of(const Point& p, Field f) {
     case Field::seq_len: return static_cast<double>(p.seq_len);
     case Field::tp: return static_cast<double>(p.tp);
     case Field::pp: return static_cast<double>(p.pp);
+    case Field::dp: return static_cast<double>(p.dp);
   }
   return 0;
 }
@@ -141,7 +145,7 @@ class Writer {
     if (json_) {
       out_ << "{\n  \"schema_version\": 1,\n  \"points\": [";
     } else {
-      out_ << "model,gpu,gpus,tp,pp,kv_dtype,seq_len,batch,fits,max_batch,total_concurrency,longest_context,"
+      out_ << "model,gpu,gpus,tp,pp,dp,kv_dtype,weight_dtype,seq_len,batch,fits,max_batch,total_concurrency,longest_context,"
               "kv_budget_bytes,weights_bytes,headroom_bytes,reason\n";
     }
   }
@@ -161,15 +165,19 @@ class Writer {
       text(rows_ == 0 ? "\n    {\n      \"model\": \"" : ",\n    {\n      \"model\": \"");
       text(p.model->name);
       text("\",\n      \"gpu\": \"");
-      text(p.gpu->name);
+      text(p.gpu);
       text("\",\n      \"gpus\": ");
       number(p.gpus);
       text(",\n      \"tp\": ");
       number(p.tp);
       text(",\n      \"pp\": ");
       number(p.pp);
+      text(",\n      \"dp\": ");
+      number(p.dp);
       text(",\n      \"kv_dtype\": \"");
       text(p.kv_dtype);
+      text("\",\n      \"weight_dtype\": \"");
+      text(p.weight_dtype);
       text("\",\n      \"seq_len\": ");
       number(p.seq_len);
       text(",\n      \"batch\": ");
@@ -194,13 +202,15 @@ class Writer {
     } else {
       text(p.model->name);
       text(",");
-      text(p.gpu->name);
-      for (const std::uint64_t v : {p.gpus, p.tp, p.pp}) {
+      text(p.gpu);
+      for (const std::uint64_t v : {p.gpus, p.tp, p.pp, p.dp}) {
         text(",");
         number(v);
       }
       text(",");
       text(p.kv_dtype);
+      text(",");
+      text(p.weight_dtype);
       text(",");
       number(p.seq_len);
       text(",");
@@ -244,11 +254,17 @@ class Writer {
 }  // namespace
 
 void setup_sweep(CLI::App& app, SweepOptions& o) {
-  app.add_option("--model,-m", o.models, "Models (repeat or comma-separate; 'all' for the whole catalog)")->required();
-  app.add_option("--gpu,-g", o.gpus, "GPU types (repeat or comma-separate)")->required();
+  app.add_option("--model,-m", o.models, "Models (repeat or comma-separate; 'all' for the whole catalog)");
+  app.add_option("--config", o.configs, "Models from config.json files or folders (repeat)");
+  app.add_option("--gpu,-g", o.gpus, "GPU types (repeat or comma-separate)");
+  app.add_option("--vram", o.vrams, "GPUs of this memory instead of a catalog type (repeat or comma-separate: 24GB,80GB)");
   app.add_option("--count", o.counts, "GPUs per deployment (default 1,2,4,8)");
   app.add_option("--kv-dtype", o.kv_dtypes, "KV dtypes (default: the model's)");
-  app.add_option("--pp", o.pps, "Pipeline-parallel sizes (default 1); tp = count / pp");
+  app.add_option("--weight-dtype", o.weight_dtypes, "Weight formats (default auto, the checkpoint's)");
+  app.add_option("--pp", o.pps, "Pipeline-parallel sizes (default 1); tp = count / (pp × dp)");
+  app.add_option("--dp", o.dps, "Data-parallel replicas (default 1); each holds the model on count / dp GPUs");
+  app.add_option("--utilization", o.utilization, "The engine's memory fraction at every point (its default otherwise)");
+  app.add_option("--max-model-len", o.max_model_len, "Longest request the server accepts at every point");
   app.add_option("--seq-len,-s", o.seq_lens, "Context lengths (default 8k)");
   app.add_option("--batch,-b", o.batch, "Concurrent sequences each point must serve to fit (default 1)");
   app.add_option("--engine,-e", o.engine, "Engine for every point (default raw)");
@@ -279,6 +295,15 @@ int run_sweep(const SweepOptions& o, std::ostream& out) {
   for (const std::string& m : model_names) {
     models.push_back(load_preset(m));
   }
+  if (o.configs.size() > kMaxAxisValues) {
+    throw Error(fmt::format("--config: more than {} files (docs/limits.md)", kMaxAxisValues));
+  }
+  for (const std::string& c : o.configs) {
+    models.push_back(load_config(c, "--config"));
+  }
+  if (models.empty()) {
+    throw Error("sweep: give the models with --model NAME,... or --config PATH (see 'kvplan models')");
+  }
   std::vector<const GpuSpec*> gpus;
   for (const std::string& g : split(o.gpus, "--gpu")) {
     const GpuChoice c = parse_gpu(g);
@@ -287,6 +312,20 @@ int run_sweep(const SweepOptions& o, std::ostream& out) {
     }
     gpus.push_back(c.gpu);
   }
+  std::vector<Hardware> sizes;  // --vram: GPUs known only by their memory
+  for (const std::string& v : split(o.vrams, "--vram")) {
+    sizes.push_back(hardware_from_vram(v));
+  }
+  if (gpus.empty() && sizes.empty()) {
+    throw Error("sweep: give the GPUs with --gpu TYPE,... or --vram SIZE,... (see 'kvplan gpus')");
+  }
+  std::vector<std::string> weight_names = split(o.weight_dtypes, "--weight-dtype");
+  weight_names = weight_names.empty() ? std::vector<std::string>{"auto"} : weight_names;
+  std::vector<std::uint32_t> dps;
+  for (const std::string& d : split(o.dps, "--dp")) {
+    dps.push_back(static_cast<std::uint32_t>(parse_count("--dp", d, 1024)));
+  }
+  dps = dps.empty() ? std::vector<std::uint32_t>{1} : dps;
   std::vector<std::uint32_t> counts;
   for (const std::string& c : split(o.counts, "--count")) {
     counts.push_back(static_cast<std::uint32_t>(parse_count("--count", c, 4096)));
@@ -309,6 +348,16 @@ int run_sweep(const SweepOptions& o, std::ostream& out) {
   seqs = seqs.empty() ? std::vector<std::uint64_t>{8192} : seqs;
   const std::uint64_t batch = o.batch.empty() ? 1 : parse_count("--batch", o.batch, 10'000'000);
   const EngineChoice engine = parse_engine(o.engine.empty() ? "raw" : o.engine);
+  KnobSet knobs;
+  if (!o.utilization.empty()) {
+    const std::optional<std::size_t> fraction = engine.engine->fraction_knob();
+    if (!fraction) {
+      throw Error(fmt::format("--utilization: --engine {} has no memory fraction", engine.engine->name()));
+    }
+    knobs.set(*fraction, std::uint64_t{parse_fraction_ppm("--utilization", o.utilization)});
+  }
+  const std::optional<std::uint64_t> max_model_len =
+      o.max_model_len.empty() ? std::nullopt : std::optional<std::uint64_t>(parse_tokens("--max-model-len", o.max_model_len));
   std::vector<Filter> filters;
   if (o.where.size() > 64) {
     throw Error("--where: more than 64 filters (docs/limits.md)");
@@ -316,8 +365,9 @@ int run_sweep(const SweepOptions& o, std::ostream& out) {
   for (const std::string& w : o.where) {
     filters.push_back(parse_filter(w));
   }
-  const std::uint64_t points = sat_mul(sat_mul(sat_mul(models.size(), gpus.size()), sat_mul(counts.size(), dtypes.size())),
-                                       sat_mul(pps.size(), seqs.size()));
+  const std::uint64_t points =
+      sat_mul(sat_mul(sat_mul(models.size(), gpus.size() + sizes.size()), sat_mul(counts.size(), dtypes.size())),
+              sat_mul(sat_mul(pps.size(), seqs.size()), sat_mul(dps.size(), weight_names.size())));
   if (points == 0) {
     throw Error("sweep: the grid is empty; give at least one value on every axis");
   }
@@ -337,6 +387,13 @@ int run_sweep(const SweepOptions& o, std::ostream& out) {
       machines.push_back(std::move(h));
     }
   }
+  for (const Hardware& size : sizes) {
+    for (std::uint32_t c : counts) {
+      Hardware h = size;
+      h.count = c;
+      machines.push_back(std::move(h));
+    }
+  }
   Writer writer(out, o.format == "json");
   std::map<std::pair<std::string_view, std::uint64_t>, Point> best;
   for (const ModelChoice& m : models) {
@@ -345,54 +402,71 @@ int run_sweep(const SweepOptions& o, std::ostream& out) {
     q.engine = engine.engine;
     q.version = engine.version;
     q.batch = batch;
-    q.weights = weight_format(*m.spec, "auto");
+    q.knobs = knobs;
+    q.max_model_len = max_model_len;
+    // Each weight format typed once per model (a name the model cannot take is one error, here).
+    std::vector<WeightFormat> weights;
+    for (const std::string& w : weight_names) {
+      weights.push_back(weight_format(*m.spec, w));
+    }
     for (std::uint64_t seq : seqs) {
       q.seq_len = seq;
       for (const Hardware& h : machines) {
         q.hardware = h;
         for (std::uint32_t pp : pps) {
           q.pp = pp;
-          q.tp = std::max<std::uint32_t>(1, *h.count / pp);
-          for (const std::optional<DType>& d : dtypes) {
-            q.kv_dtype = d;
-            Point p;
-            p.model = m.spec.get();
-            p.gpu = h.gpu;
-            p.gpus = *h.count;
-            p.tp = *q.tp;
-            p.pp = pp;
-            p.seq_len = seq;
-            p.batch = batch;
-            const PlanResult x = plan(q, Depth::verdict);
-            p.kv_dtype = x.r.kv_dtype.name;
-            p.fits = x.verdict.fits && *h.count % pp == 0;
-            p.cause = *h.count % pp != 0 ? Cause::refused : x.verdict.cause;
-            p.max_batch = x.max_batch;
-            p.total_concurrency = x.total_concurrency;
-            p.longest = x.longest_at_batch_1.value_or(0);
-            p.kv_budget = x.budget.kv_budget_bytes;
-            p.weights = x.budget.weights_bytes;
-            const std::uint64_t needed = sat_mul(x.r.batch_per_replica, x.kv_per_sequence);
-            p.headroom = static_cast<std::int64_t>(std::min<std::uint64_t>(p.kv_budget, kSaturated / 2)) -
-                         static_cast<std::int64_t>(std::min<std::uint64_t>(needed, kSaturated / 2));
-            if (!std::all_of(filters.begin(), filters.end(), [&](const Filter& f) { return f.keep(p); })) {
-              continue;
-            }
-            if (o.best.empty()) {
-              writer.row(p);
-              continue;
-            }
-            if (!p.fits) {
-              continue;
-            }
-            auto [it, inserted] = best.try_emplace({p.model->name, p.seq_len}, p);
-            const Point& b = it->second;
-            const bool better = o.best == "fewest-gpus"
-                                    ? (p.gpus < b.gpus || (p.gpus == b.gpus && p.total_concurrency > b.total_concurrency))
-                                    : (p.total_concurrency > b.total_concurrency ||
-                                       (p.total_concurrency == b.total_concurrency && p.gpus < b.gpus));
-            if (!inserted && better) {
-              it->second = p;
+          for (std::uint32_t dp : dps) {
+            q.dp = dp;
+            q.tp = std::max<std::uint32_t>(1, *h.count / (pp * dp));
+            const bool splits = *h.count % (std::uint64_t{pp} * dp) == 0;
+            for (std::size_t w = 0; w < weights.size(); ++w) {
+              q.weights = weights[w];
+              q.weights_label = weight_names[w] == "auto" ? std::string() : weight_names[w];
+              for (const std::optional<DType>& d : dtypes) {
+                q.kv_dtype = d;
+                Point p;
+                p.model = m.spec.get();
+                p.gpu = h.label;
+                p.gpus = *h.count;
+                p.tp = *q.tp;
+                p.pp = pp;
+                p.dp = dp;
+                p.seq_len = seq;
+                p.batch = batch;
+                const PlanResult x = plan(q, Depth::verdict);
+                p.kv_dtype = x.r.kv_dtype.name;
+                p.weight_dtype = x.r.weights.linear.name;
+                p.fits = x.verdict.fits && splits;
+                p.cause = !splits ? Cause::refused : x.verdict.cause;
+                p.max_batch = x.max_batch;
+                p.total_concurrency = x.total_concurrency;
+                p.longest = x.longest_at_batch_1.value_or(0);
+                p.kv_budget = x.budget.kv_budget_bytes;
+                p.weights = x.budget.weights_bytes;
+                const std::uint64_t needed = sat_mul(x.r.batch_per_replica, x.kv_per_sequence);
+                p.headroom = static_cast<std::int64_t>(std::min<std::uint64_t>(p.kv_budget, kSaturated / 2)) -
+                             static_cast<std::int64_t>(std::min<std::uint64_t>(needed, kSaturated / 2));
+                if (!std::all_of(filters.begin(), filters.end(), [&](const Filter& f) { return f.keep(p); })) {
+                  continue;
+                }
+                if (o.best.empty()) {
+                  writer.row(p);
+                  continue;
+                }
+                if (!p.fits) {
+                  continue;
+                }
+                auto [it, inserted] = best.try_emplace({p.model->name, p.seq_len}, p);
+                const Point& b = it->second;
+                const bool better =
+                    o.best == "fewest-gpus"
+                        ? (p.gpus < b.gpus || (p.gpus == b.gpus && p.total_concurrency > b.total_concurrency))
+                        : (p.total_concurrency > b.total_concurrency ||
+                           (p.total_concurrency == b.total_concurrency && p.gpus < b.gpus));
+                if (!inserted && better) {
+                  it->second = p;
+                }
+              }
             }
           }
         }
