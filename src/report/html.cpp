@@ -227,8 +227,11 @@ void render_html(const Document& doc, std::ostream& out) {
   std::vector<const Section*> order;
   for (const Section& s : doc.sections) {
     if (s.key == "answer") {
-      order.insert(order.begin(), &s);
-    } else {
+      order.push_back(&s);
+    }
+  }
+  for (const Section& s : doc.sections) {
+    if (s.key != "answer") {
       order.push_back(&s);
     }
   }
