@@ -671,7 +671,17 @@ Section inverse_section(const PlanResult& x) {
   return s;
 }
 
-Document describe(const PlanResult& x) {
+namespace {
+
+Document describe_plan(const PlanResult& x, bool comparisons);
+
+}  // namespace
+
+Document describe(const PlanResult& x) { return describe_plan(x, true); }
+
+namespace {
+
+Document describe_plan(const PlanResult& x, bool comparisons) {
   const PlanRequest& q = x.request;
   Document doc;
   const std::string engine = neutral(q) ? fmt::format("raw engine, paged, block {}", x.engine.block_tokens)
@@ -698,7 +708,8 @@ Document describe(const PlanResult& x) {
   if (x.under_fix) {
     // No KV memory at all: the tables would be zeros, so the plan under the first fix stands in.
     const std::string with = changes_text(x.fixes.front(), x);
-    for (Section& s : describe(*x.under_fix).sections) {
+    // Its budget and frontier; the comparisons stay with a plan that has memory to compare.
+    for (Section& s : describe_plan(*x.under_fix, false).sections) {
       if (s.key == "answer" || s.key == "model") {
         continue;
       }
@@ -716,8 +727,10 @@ Document describe(const PlanResult& x) {
       doc.sections.push_back(inverse_section(x));
     }
   }
-  for (Section& s : comparison_sections(x)) {
-    doc.sections.push_back(std::move(s));
+  if (comparisons) {
+    for (Section& s : comparison_sections(x)) {
+      doc.sections.push_back(std::move(s));
+    }
   }
   if (q.explain) {
     doc.sections.push_back(explain_section(x));
@@ -727,5 +740,7 @@ Document describe(const PlanResult& x) {
   }
   return doc;
 }
+
+}  // namespace
 
 }  // namespace kvplan

@@ -92,7 +92,7 @@ struct FullSetupNeeded {};
 int run_app(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err, bool lean,
             const View& view) {
   CLI::App app{"kvplan: plan the KV-cache memory of LLM inference before you deploy.", "kvplan"};
-  app.footer(footer());
+  app.footer(std::function<std::string()>(footer));  // built only when help is printed
   app.set_version_flag("--version", fmt::format("kvplan {} (model catalog {})", KVPLAN_VERSION, KVPLAN_CATALOG_DATE));
   PlanOptions plan;
   setup_plan(app, plan, lean ? &args : nullptr);

@@ -175,6 +175,10 @@ void write_fields(const std::vector<Field>& fields, std::ostream& out, const Vie
       out << label << value << '\n';
       continue;
     }
+    if (view.width == 0) {
+      out << label << value << "  " << f.detail << '\n';
+      continue;
+    }
     // The colour codes take no columns: wrap as if the value were plain.
     const std::string plain_head = label + fmt::format("{:>{}}", shown, value_width) + "  ";
     std::ostringstream wrapped;
@@ -258,7 +262,20 @@ void write_table(const Table& t, std::ostream& out, const View& view) {
     }
   }
   const std::size_t below = 6;  // where a stacked column starts
+  const bool plain = !stacked && std::none_of(wraps.begin(), wraps.end(), [](bool w) { return w; });
   auto write_row = [&](const std::vector<std::string>& cells, bool rule) {
+    if (plain) {  // one line per row: the common case, kept cheap (a plan prints a few dozen rows)
+      std::string line(indent, ' ');
+      for (std::size_t c = 0; c < n; ++c) {
+        line += right[c] ? fmt::format(" {:>{}}", cells[c], width[c]) : fmt::format(" {:<{}}", cells[c], width[c]);
+        line += c + 1 < n ? " " : "";
+      }
+      while (!line.empty() && line.back() == ' ') {
+        line.pop_back();
+      }
+      out << line << '\n';
+      return;
+    }
     std::vector<std::vector<std::string>> parts(n);
     std::size_t lines = 1;
     for (std::size_t c = 0; c < n; ++c) {
