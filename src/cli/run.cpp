@@ -169,7 +169,7 @@ int run_app(const std::vector<std::string>& args, std::istream& in, std::ostream
     }
     if (completion_cmd->parsed()) {
       if (completion.what != "bash" && completion.what != "zsh" && completion.what != "fish") {
-        throw Error(fmt::format("completion: unknown shell {}{}: bash, zsh or fish", quote_input(completion.what),
+        throw Error(fmt::format("completion: unknown shell {}{} (bash, zsh or fish)", quote_input(completion.what),
                                 did_you_mean(completion.what, {"bash", "zsh", "fish"})));
       }
       return run_generate(app, completion, out);

@@ -31,7 +31,8 @@ constexpr std::uint64_t kLoadOverheadBytes = 297 * kMiB;  // 15.54 GiB "mem usag
 
 enum K : std::size_t {
   mem_fraction_static, max_total_tokens, max_running_requests, page_size, chunked_prefill_size, cuda_graph_max_bs,
-  disable_cuda_graph, allow_longer_context, enable_hierarchical_cache, hicache_ratio, hicache_size, model_path, tp_size, pp_size, dp_size, context_length, kv_cache_dtype, dtype, quantization, nnodes,
+  disable_cuda_graph, allow_longer_context, enable_hierarchical_cache, hicache_ratio, hicache_size, model_path, tp_size,
+  pp_size, dp_size, context_length, kv_cache_dtype, dtype, quantization, nnodes,
   kCount
 };
 

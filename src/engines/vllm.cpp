@@ -29,7 +29,8 @@ constexpr int kLargeGpuTierSince = 28;        // >= 160 GiB devices get max_num_
 
 enum K : std::size_t {
   gpu_memory_utilization, kv_cache_memory_bytes, max_num_seqs, max_num_batched_tokens, block_size, enforce_eager,
-  cpu_offload_gb, kv_offloading_size, num_gpu_blocks_override, optimization_level, enable_expert_parallel, allow_long_max_model_len,
+  cpu_offload_gb, kv_offloading_size, num_gpu_blocks_override, optimization_level, enable_expert_parallel,
+  allow_long_max_model_len,
   activation_memory, non_torch_memory, cuda_graph_memory,
   model, tensor_parallel_size, pipeline_parallel_size, data_parallel_size, decode_context_parallel_size,
   max_model_len, kv_cache_dtype, dtype, quantization, nnodes, kCount
