@@ -223,42 +223,30 @@ void write_table(const Table& t, std::ostream& out, const View& view) {
   if (view.width != 0 && row_width(indent) > view.width) {
     indent -= std::min(indent, row_width(indent) - view.width);
     const std::vector<std::size_t> natural = width;
-    // The widest text column narrows first, down to kMinColumn, then the next.
-    while (row_width(indent) > view.width) {
-      std::optional<std::size_t> widest;
-      for (std::size_t c = 0; c < n; ++c) {
-        if (!right[c] && width[c] > kMinColumn && (!widest || width[c] >= width[*widest])) {
-          widest = c;
-        }
-      }
-      if (!widest) {
-        break;
-      }
-      width[*widest] -= std::min(row_width(indent) - view.width, width[*widest] - kMinColumn);
-      wraps[*widest] = true;
-    }
-    if (row_width(indent) > view.width && !right[n - 1] && natural[n - 1] > kMinColumn) {
-      // Still too wide: the last text column goes below its row, and the others take their room back.
-      stacked = true;
-      wraps[n - 1] = false;
-      width[n - 1] = t.columns[n - 1].label.size();
-      for (std::size_t c = 0; c + 1 < n; ++c) {
-        width[c] = natural[c];
-        wraps[c] = false;
-      }
+    // The widest text column among the first `among` narrows first, down to kMinColumn, then the next.
+    const auto narrow = [&](std::size_t among) {
       while (row_width(indent) > view.width) {
         std::optional<std::size_t> widest;
-        for (std::size_t c = 0; c + 1 < n; ++c) {
+        for (std::size_t c = 0; c < among; ++c) {
           if (!right[c] && width[c] > kMinColumn && (!widest || width[c] >= width[*widest])) {
             widest = c;
           }
         }
         if (!widest) {
-          break;
+          return;
         }
         width[*widest] -= std::min(row_width(indent) - view.width, width[*widest] - kMinColumn);
         wraps[*widest] = true;
       }
+    };
+    narrow(n);
+    if (row_width(indent) > view.width && !right[n - 1] && natural[n - 1] > kMinColumn) {
+      // Still too wide: the last text column goes below its row, and the others take their room back.
+      stacked = true;
+      width = natural;
+      width[n - 1] = t.columns[n - 1].label.size();
+      std::fill(wraps.begin(), wraps.end(), false);
+      narrow(n - 1);
     }
   }
   const std::size_t below = 6;  // where a stacked column starts
