@@ -344,6 +344,33 @@ void print_sarif(const std::vector<Outcome>& outcomes, std::ostream& out) {
   out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
 }
 
+// --gpu/--vram and --model/--config, read once for manifests and for a command line alike.
+struct Given {
+  std::optional<Hardware> hardware;
+  std::optional<ModelChoice> model;
+};
+
+Given given(const CheckOptions& o) {
+  Given g;
+  if (!o.gpu.empty() && !o.vram.empty()) {
+    throw Error("check: give --gpu NAME or --vram SIZE, not both");
+  }
+  if (!o.model.empty() && !o.config.empty()) {
+    throw Error("check: give --model NAME or --config PATH, not both");
+  }
+  if (!o.gpu.empty()) {
+    g.hardware = hardware_from_gpu(o.gpu);
+  } else if (!o.vram.empty()) {
+    g.hardware = hardware_from_vram(o.vram);
+  }
+  if (!o.config.empty()) {
+    g.model = load_config(o.config, "--config");
+  } else if (!o.model.empty()) {
+    g.model = load_preset(o.model);
+  }
+  return g;
+}
+
 }  // namespace
 
 void setup_check(CLI::App& app, CheckOptions& o) {
@@ -383,19 +410,9 @@ int run_check(const CheckOptions& o, std::ostream& out, std::ostream& err) {
   auto manifest_opts = [&]() -> const ManifestOptions& {
     if (!manifest_options) {
       ManifestOptions m;
-      if (!o.gpu.empty() && !o.vram.empty()) {
-        throw Error("check: give --gpu NAME or --vram SIZE, not both");
-      }
-      if (!o.gpu.empty()) {
-        m.gpu = hardware_from_gpu(o.gpu);
-      } else if (!o.vram.empty()) {
-        m.gpu = hardware_from_vram(o.vram);
-      }
-      if (!o.config.empty()) {
-        m.model = load_config(o.config, "--config");
-      } else if (!o.model.empty()) {
-        m.model = load_preset(o.model);
-      }
+      const Given g = given(o);
+      m.gpu = g.hardware;
+      m.model = g.model;
       if (!o.concurrency.empty()) {
         m.concurrency = parse_count("--concurrency", o.concurrency, 10'000'000);
       }
@@ -469,22 +486,9 @@ int run_check(const CheckOptions& o, std::ostream& out, std::ostream& err) {
     const std::string label = command_label(o.command);
     try {
       CommandContext ctx;
-      if (!o.gpu.empty() && !o.vram.empty()) {
-        throw Error("check: give --gpu NAME or --vram SIZE, not both");
-      }
-      if (!o.gpu.empty()) {
-        ctx.hardware = hardware_from_gpu(o.gpu);
-      } else if (!o.vram.empty()) {
-        ctx.hardware = hardware_from_vram(o.vram);
-      }
-      if (!o.model.empty() && !o.config.empty()) {
-        throw Error("check: give --model NAME or --config PATH, not both");
-      }
-      if (!o.config.empty()) {
-        ctx.model = load_config(o.config, "--config");
-      } else if (!o.model.empty()) {
-        ctx.model = load_preset(o.model);
-      }
+      const Given g = given(o);
+      ctx.hardware = g.hardware;
+      ctx.model = g.model;
       if (!o.engine.empty()) {
         ctx.engine = parse_engine(o.engine);
       }
