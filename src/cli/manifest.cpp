@@ -258,18 +258,25 @@ std::optional<std::uint32_t> gpu_resources(Reader& r, const YAML::Node& resource
   return std::nullopt;
 }
 
+// What a container runs: its image, the program (Kubernetes' `command`, compose's `entrypoint`)
+// replacing the image's, the arguments (`args`, compose's `command`) and the environment.
+void read_process(Reader& r, const YAML::Node& n, const char* program_key, const char* args_key, const char* env_key,
+                  Container& c) {
+  c.image = r.optional_scalar(n, "image").value_or("");
+  const YAML::Node program = r.get(n, program_key);
+  const YAML::Node args = r.get(n, args_key);
+  c.has_command = Reader::has(program);
+  c.command = words_of(r, program, program_key);
+  c.args = words_of(r, args, args_key);
+  c.args_line = Reader::has(args) ? Reader::line(args) : Reader::has(program) ? Reader::line(program) : c.line;
+  read_env(r, r.get(n, env_key), c);
+}
+
 Container read_container_node(Reader& r, const YAML::Node& n) {
   Container c;
   c.line = Reader::line(n);
   c.name = r.optional_scalar(n, "name").value_or("");
-  c.image = r.optional_scalar(n, "image").value_or("");
-  const YAML::Node command = r.get(n, "command");
-  const YAML::Node args = r.get(n, "args");
-  c.has_command = Reader::has(command);
-  c.command = words_of(r, command, "command");
-  c.args = words_of(r, args, "args");
-  c.args_line = Reader::has(args) ? Reader::line(args) : Reader::has(command) ? Reader::line(command) : c.line;
-  read_env(r, r.get(n, "env"), c);
+  read_process(r, n, "command", "args", "env", c);
   if (Reader::has(r.get(n, "envFrom"))) {
     c.env_unknown.emplace_back("envFrom");
   }
@@ -292,20 +299,13 @@ void read_annotations(Reader& r, const YAML::Node& map, Workload& w) {
   });
 }
 
-// nodeSelector and required node affinity: the labels that say which GPU the pods run on.
-void read_gpu_hints(Reader& r, const YAML::Node& pod_spec, Workload& w) {
-  r.each_pair(r.get(pod_spec, "nodeSelector"), [&](const std::string& k, const YAML::Node& v) {
-    if (is_scalar(v)) {
-      w.gpu_hints.push_back({k, r.value(v), Reader::line(v)});
-    }
-  });
-  const YAML::Node required =
-      r.get(r.get(r.get(pod_spec, "affinity"), "nodeAffinity"), "requiredDuringSchedulingIgnoredDuringExecution");
-  r.each(r.get(required, "nodeSelectorTerms"), [&](const YAML::Node& term) {
+// nodeSelectorTerms (node affinity, production-stack's modelSpec): each `In` expression's values
+// are labels that say which GPU the pods run on.
+void read_selector_terms(Reader& r, const YAML::Node& terms, Workload& w) {
+  r.each(terms, [&](const YAML::Node& term) {
     r.each(r.get(term, "matchExpressions"), [&](const YAML::Node& e) {
       const std::optional<std::string> key = r.optional_scalar(e, "key");
-      const std::optional<std::string> op = r.optional_scalar(e, "operator");
-      if (!key || op.value_or("") != "In") {
+      if (!key || r.optional_scalar(e, "operator").value_or("") != "In") {
         return;
       }
       r.each(r.get(e, "values"), [&](const YAML::Node& v) {
@@ -315,6 +315,18 @@ void read_gpu_hints(Reader& r, const YAML::Node& pod_spec, Workload& w) {
       });
     });
   });
+}
+
+// nodeSelector and required node affinity: the labels that say which GPU the pods run on.
+void read_gpu_hints(Reader& r, const YAML::Node& pod_spec, Workload& w) {
+  r.each_pair(r.get(pod_spec, "nodeSelector"), [&](const std::string& k, const YAML::Node& v) {
+    if (is_scalar(v)) {
+      w.gpu_hints.push_back({k, r.value(v), Reader::line(v)});
+    }
+  });
+  const YAML::Node required =
+      r.get(r.get(r.get(pod_spec, "affinity"), "nodeAffinity"), "requiredDuringSchedulingIgnoredDuringExecution");
+  read_selector_terms(r, r.get(required, "nodeSelectorTerms"), w);
 }
 
 // A pod template ({metadata, spec}) or a pod's spec.
@@ -564,18 +576,7 @@ void read_chart_values(Reader& r, const YAML::Node& spec, const ChartValues& cha
       c.env.emplace_back("LMCACHE_MAX_LOCAL_CPU_SIZE", r.scalar(cpu, "cpuOffloadingBufferSize"));
     }
     w.containers.push_back(std::move(c));
-    r.each(r.get(m, "nodeSelectorTerms"), [&](const YAML::Node& term) {
-      r.each(r.get(term, "matchExpressions"), [&](const YAML::Node& e) {
-        const std::optional<std::string> key = r.optional_scalar(e, "key");
-        if (key && r.optional_scalar(e, "operator").value_or("") == "In") {
-          r.each(r.get(e, "values"), [&](const YAML::Node& v) {
-            if (is_scalar(v)) {
-              w.gpu_hints.push_back({*key, r.value(v), Reader::line(v)});
-            }
-          });
-        }
-      });
-    });
+    read_selector_terms(r, r.get(m, "nodeSelectorTerms"), w);
     out.push_back(std::move(w));
   });
 }
@@ -592,14 +593,7 @@ void read_compose(Reader& r, const YAML::Node& services, std::vector<Workload>& 
     Container c;
     c.name = name;
     c.line = w.line;
-    c.image = r.optional_scalar(s, "image").value_or("");
-    const YAML::Node entry = r.get(s, "entrypoint");
-    const YAML::Node command = r.get(s, "command");
-    c.has_command = Reader::has(entry);
-    c.command = words_of(r, entry, "entrypoint");
-    c.args = words_of(r, command, "command");
-    c.args_line = Reader::has(command) ? Reader::line(command) : Reader::has(entry) ? Reader::line(entry) : w.line;
-    read_env(r, r.get(s, "environment"), c);
+    read_process(r, s, "entrypoint", "command", "environment", c);
     const YAML::Node labels = r.get(s, "labels");
     if (is_map(labels)) {
       read_annotations(r, labels, w);
