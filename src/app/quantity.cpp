@@ -215,32 +215,64 @@ std::optional<std::uint64_t> to_unsigned(std::string_view text) {
   return n.whole;
 }
 
+// A fraction to the nearest part per million, from its decimal text (never a float). Engines print
+// the fractions they computed with every digit (SGLang's ServerArgs dump: mem_fraction_static=
+// 0.8260405859375), so finer digits are rounded half up, at most 0.5 ppm: 40 KB of an 80 GB GPU.
+// A fraction above 1 is refused even when rounding would make it 1, and one that rounds to 0 too.
 std::uint32_t parse_fraction_ppm(std::string_view option, std::string_view text) {
-  const Number n = parse_number(text);
-  std::string_view rest = text.substr(n.ok ? n.length : 0);
-  const bool percent = rest == "%";
-  if (!n.ok || (!rest.empty() && !percent)) {
-    throw Error(fmt::format("{}: expected a fraction such as 0.9 or 90% (got {}){}", option, quote_input(text),
-                            number_problem(n)));
+  const auto bad = [&](std::string_view why) {
+    return Error(fmt::format("{}: expected a fraction such as 0.9 or 90% (got {}){}", option, quote_input(text),
+                             why.empty() ? std::string() : fmt::format(" ({})", why)));
+  };
+  const bool percent = !text.empty() && text.back() == '%';
+  const std::string_view number = percent ? text.substr(0, text.size() - 1) : text;
+  if (number.size() > kLongestNumber) {
+    throw bad("longer than 64 characters");
+  }
+  std::size_t i = 0;
+  std::uint64_t whole = 0;
+  for (; i < number.size() && std::isdigit(static_cast<unsigned char>(number[i])); ++i) {
+    whole = std::min<std::uint64_t>(whole * 10 + static_cast<std::uint64_t>(number[i] - '0'), 1000);
+  }
+  if (i == 0) {
+    throw bad("");
+  }
+  std::string_view decimals;
+  if (i < number.size() && number[i] == '.') {
+    const std::size_t first = ++i;
+    for (; i < number.size() && std::isdigit(static_cast<unsigned char>(number[i])); ++i) {
+    }
+    decimals = number.substr(first, i - first);
+    if (decimals.empty()) {
+      throw bad("ends in a dot");
+    }
+  }
+  if (i != number.size()) {
+    throw bad("");
   }
   const std::uint64_t scale = percent ? 10'000 : 1'000'000;
+  const std::size_t places = percent ? 4 : 6;  // the decimals one part per million takes
   const std::string_view range = percent ? "range: 0.0001% to 100%" : "range: 0.000001 to 1";
-  if (n.whole > (percent ? 100 : 1)) {
+  const std::uint64_t limit = percent ? 100 : 1;
+  const bool above = whole > limit || (whole == limit && decimals.find_first_not_of('0') != std::string_view::npos);
+  if (above) {
     throw Error(fmt::format("{}: {} is more than {} ({})", option, quote_input(text), percent ? "100%" : "1", range));
   }
-  // Exact: parts per million straight from the decimal text. A finer fraction is refused, not
-  // rounded, so 1.0000002 is never silently 1.
-  if ((n.frac_num * scale) % n.frac_den != 0) {
-    throw Error(fmt::format("{}: {} is more precise than one part per million ({})", option, quote_input(text), range));
+  std::uint64_t part = 0;
+  for (std::size_t k = 0; k < places; ++k) {
+    part = part * 10 + (k < decimals.size() ? static_cast<std::uint64_t>(decimals[k] - '0') : 0);
   }
-  const std::uint64_t ppm = n.whole * scale + n.frac_num * scale / n.frac_den;
-  if (ppm == 0) {
+  if (decimals.size() > places && decimals[places] >= '5') {
+    ++part;  // half up
+  }
+  const std::uint64_t ppm = whole * scale + part;
+  if (ppm == 0 && decimals.find_first_not_of('0') == std::string_view::npos) {
     throw Error(fmt::format("{}: must be more than 0 (got {}; {})", option, quote_input(text), range));
   }
-  if (ppm > 1'000'000) {
-    throw Error(fmt::format("{}: {} is more than {} ({})", option, quote_input(text), percent ? "100%" : "1", range));
+  if (ppm == 0) {
+    throw Error(fmt::format("{}: {} is less than one part per million ({})", option, quote_input(text), range));
   }
-  return static_cast<std::uint32_t>(ppm);
+  return static_cast<std::uint32_t>(std::min<std::uint64_t>(ppm, 1'000'000));
 }
 
 std::string format_bytes(std::uint64_t bytes) {
