@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 namespace kvplan {
 
@@ -31,9 +32,13 @@ struct ProfileShape {
   std::uint64_t batched_tokens = 8192;
   std::uint64_t rows = 1024;
 };
-/// The shape an engine-neutral plan assumes on a GPU of `gpu_memory_bytes`: the engines' defaults
-/// follow the GPU's class, and so does the reserve.
-ProfileShape default_profile_shape(std::uint64_t gpu_memory_bytes) noexcept;
+/// The shape an engine-neutral plan assumes on a GPU of `gpu_memory_bytes` named `gpu_name` (the
+/// catalog's name, or empty): the engines' defaults follow the GPU's class, and so does the reserve.
+ProfileShape default_profile_shape(std::uint64_t gpu_memory_bytes, std::string_view gpu_name) noexcept;
+
+/// vLLM's larger batch defaults (get_batch_defaults): GPUs of 70 GiB or more whose device name does
+/// not contain "a100" (PR #17885: large batches cost the A100 throughput).
+bool large_batch_gpu(std::uint64_t gpu_memory_bytes, std::string_view gpu_name) noexcept;
 
 /// The runtime reserve. Activations scale with the shape as the fit's causes do: the forward's
 /// intercept with the batched tokens, the sampler's logits with the rows.

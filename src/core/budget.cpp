@@ -11,9 +11,15 @@ std::uint64_t Reserve::total() const noexcept {
   return sat_add(sat_add(activations_bytes, cuda_graphs_bytes), framework_bytes);
 }
 
-ProfileShape default_profile_shape(std::uint64_t gpu_memory_bytes) noexcept {
+bool large_batch_gpu(std::uint64_t gpu_memory_bytes, std::string_view gpu_name) noexcept {
   constexpr std::uint64_t kLargeGpu = 70ULL << 30;  // get_batch_defaults' 70 GiB line
-  return gpu_memory_bytes >= kLargeGpu ? ProfileShape{8192, 1024} : ProfileShape{2048, 256};
+  // torch reports "NVIDIA A100-SXM4-80GB" or "NVIDIA A100 80GB PCIe"; vLLM lowercases it.
+  const bool a100 = gpu_name.size() >= 4 && (gpu_name.substr(0, 4) == "A100" || gpu_name.substr(0, 4) == "a100");
+  return gpu_memory_bytes >= kLargeGpu && !a100;
+}
+
+ProfileShape default_profile_shape(std::uint64_t gpu_memory_bytes, std::string_view gpu_name) noexcept {
+  return large_batch_gpu(gpu_memory_bytes, gpu_name) ? ProfileShape{8192, 1024} : ProfileShape{2048, 256};
 }
 
 Reserve estimate_reserve(std::uint64_t vocab_size, std::uint32_t tp, const ProfileShape& shape,

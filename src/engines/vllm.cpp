@@ -44,10 +44,10 @@ constexpr std::array<Knob, kCount> kKnobs{{
      "--kv-cache-memory", "vLLM: KV cache size per GPU, replacing the utilization (20GiB, or plain bytes)",
      "vllm/config/cache.py CacheConfig", engines::human_readable_int},
     {"max_num_seqs", "--max-num-seqs", KnobType::count, Target::own, "--max-num-seqs",
-     "vLLM: most sequences per step (default 1024 on >= 70 GiB GPUs, else 256)",
+     "vLLM: most sequences per step (default 1024 on >= 70 GiB GPUs but the A100, else 256)",
      "vllm/config/scheduler.py SchedulerConfig; arg_utils.py get_batch_defaults", nullptr, 1'000'000},
     {"max_num_batched_tokens", "--max-num-batched-tokens", KnobType::tokens, Target::own, "--max-num-batched-tokens",
-     "vLLM: tokens per step (default 8192 on >= 70 GiB GPUs, else 2048)",
+     "vLLM: tokens per step (default 8192 on >= 70 GiB GPUs but the A100, else 2048)",
      "vllm/config/scheduler.py SchedulerConfig; arg_utils.py get_batch_defaults", engines::human_readable_int},
     {"block_size", "--block-size", KnobType::count, Target::own, "--block-size",
      "vLLM: tokens per KV block (default 16)", "vllm/config/cache.py CacheConfig", nullptr, 1'048'576},
@@ -340,7 +340,7 @@ EnginePrediction Vllm::predict(const EngineInputs& in) const {
   const ModelSpec& m = *in.model;
   const KnobSet& s = *in.knobs;
   EnginePrediction p;
-  const bool large = in.gpu_memory_bytes >= 70 * kGiB;  // get_batch_defaults (the "a100" name check aside)
+  const bool large = large_batch_gpu(in.gpu_memory_bytes, in.gpu_name);  // get_batch_defaults
   const bool huge = in.version >= kLargeGpuTierSince && in.gpu_memory_bytes >= 160 * kGiB;
   const std::uint64_t batched = s.number(max_num_batched_tokens).value_or(huge ? 16384 : large ? 8192 : 2048);
   const std::uint64_t max_seqs = s.number(max_num_seqs).value_or(large ? 1024 : 256);
