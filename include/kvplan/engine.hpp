@@ -124,6 +124,7 @@ struct EngineInputs {
   std::uint32_t context_parallel = 1;
   std::uint32_t data_parallel = 1;         // replicas (expert parallelism shards experts over tp × dp)
   std::uint32_t devices = 1;               // the GPUs it spreads one model over (Capabilities::layers_over_devices)
+  std::uint32_t nodes = 1;                 // the machines one server spans (--nnodes, an LWS group's pods)
   bool last_stage = true;                  // the pipeline stage that samples (computes the logits)
   std::uint64_t gpu_memory_bytes = 0;      // CUDA total per GPU
   std::string_view gpu_name;               // the catalog's name ("A100-80GB"); empty when only a size was given

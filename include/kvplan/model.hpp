@@ -141,6 +141,10 @@ struct ModelSpec {
   FullAttention dense_attention;
   std::uint64_t max_position_embeddings = 0;
   ParamCounts params;
+  /// Elements per token the widest MLP keeps live while it runs eagerly (all ranks): 3 x
+  /// intermediate_size for a gated MLP (gate_up's output and the activation's), 2 x for a plain one,
+  /// top-k x 3 x the expert width (plus shared experts) for MoE. 0 when the rules do not say.
+  std::uint64_t mlp_activation_width = 0;
   std::string torch_dtype;                // "bf16", "fp16" (fp32 checkpoints load as bf16)
   std::string expert_weight_dtype;        // set when experts ship quantized (gpt-oss: mxfp4)
   std::string checkpoint_weight_dtype;    // set when all weights ship quantized (DeepSeek-V3: fp8)

@@ -466,6 +466,7 @@ struct Reader {
   const ArchRow& row;
   Geometry g;
   std::uint32_t model_dtype_bytes = 2;
+  mutable Wide widest_mlp = 0;  // count_params: the widest MLP activation per token (ModelSpec::mlp_activation_width)
 
   bool is_mla() const { return f.has("kv_lora_rank"); }
 
@@ -826,6 +827,14 @@ struct Reader {
     const std::optional<std::uint64_t> latent =
         row.layout == Layout::hybrid_pattern ? f.uint("moe_latent_size", 1, kMaxDim) : std::nullopt;
     const Wide expert_width = latent ? Wide{*latent} : h;
+    // Experts each token is routed to (fused_moe's intermediate caches hold top-k rows per token).
+    const Wide top_k = moe ? Wide{f.uint("num_experts_per_tok", 1, 65'536)
+                                      .value_or(f.uint("experts_per_token", 1, 65'536).value_or(0))}
+                           : 0;
+    // What one MLP keeps per token while it runs eagerly: gate_up's output (2 x width) and the
+    // activation's (1 x width) of a gated MLP, fc1's and the activation's (2 x width) of a plain one.
+    const auto live = [&](Wide width) { return (pr.plain_mlp || pr.falcon ? 2 : 3) * width; };
+    widest_mlp = 0;
     for (std::uint32_t i = 0; i < g.layers; ++i) {
       attention += attention_params(kinds[i], i);
       if (!ffn_per_layer.empty()) {
@@ -834,6 +843,13 @@ struct Reader {
       const bool moe_here = moe && is_moe_layer(f, pr.moe, i, pattern);
       if (moe_here && pr.moe_with_dense) {
         mlp += pr.plain_mlp ? 2 * h * dense_ffn : gated_mlp(h, dense_ffn);  // the dense MLP beside the experts
+      }
+      if (moe_here) {
+        widest_mlp = std::max(widest_mlp, top_k * live(moe->expert_ffn) + live(moe->shared_ffn) +
+                                              (pr.moe_with_dense ? live(dense_ffn) : 0));
+      } else {
+        widest_mlp = std::max(widest_mlp, live(row.layout == Layout::block_configs ? nas_ffn(i).value_or(dense_ffn)
+                                                                                   : dense_ffn));
       }
       if (moe_here) {
         experts += moe->experts * (pr.plain_mlp ? 2 * expert_width * moe->expert_ffn
@@ -1038,6 +1054,7 @@ ModelSpec build_model(const HFields& f, const HFields& top, const ArchRow& row, 
     }
   }
   m.params = r.count_params(kinds);
+  m.mlp_activation_width = static_cast<std::uint64_t>(r.widest_mlp);
   return m;
 }
 

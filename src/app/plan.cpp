@@ -39,6 +39,7 @@ EngineInputs engine_inputs(const PlanRequest& q, const Resolved& r, const ModelS
   in.data_parallel = r.dp;
   in.devices = q.engine_ref().capabilities().layers_over_devices ? r.gpus_used : 1;
   in.last_stage = stage + 1 == r.pp;
+  in.nodes = q.nodes.value_or(1);
   in.gpu_memory_bytes = q.hardware.vram_bytes;
   in.gpu_name = q.hardware.gpu != nullptr ? q.hardware.gpu->name : std::string_view();
   in.memory_detail = q.hardware.detail;

@@ -1090,6 +1090,9 @@ void fill_entry(ManifestEntry& e, Reader& r, const Workload& w, const Container&
     }
     gpus = static_cast<std::uint32_t>(all);
     d.notes.push_back(fmt::format("{} pods per replica: {} GPUs in all", w.pods, *gpus));
+    if (!d.request.nodes) {
+      d.request.nodes = w.pods;  // one server over the group's machines
+    }
   }
   // The GPU type: node labels, else kvplan.io/gpu, else --gpu.
   const GpuSpec* type = nullptr;

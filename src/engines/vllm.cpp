@@ -1,6 +1,9 @@
-// vLLM (V1 engine): its knobs and flags, its budget, KV cache groups and blocks, the start-up check,
-// the "GPU KV cache size" and "Maximum concurrency" it logs, its launch command and command lines.
-// Sources (docs/engines.md): vllm/v1/worker/gpu_worker.py determine_available_memory,
+// vLLM, 0.6 to 0.30: its knobs and flags, which engine runs (V0 before 0.8 and where 0.8 to 0.10 fall
+// back to it, V1 otherwise), its budget, KV cache groups and blocks, the start-up check, the lines it
+// logs, its launch command and command lines. The version table and its sources are in docs/engines.md
+// ("vLLM by version"): vllm/worker/worker.py determine_num_available_blocks and
+// vllm/worker/model_runner.py profile_run (V0), vllm/engine/arg_utils.py _is_v1_supported_oracle,
+// vllm/v1/worker/gpu_worker.py determine_available_memory,
 // vllm/v1/core/kv_cache_utils.py get_kv_cache_configs / _check_enough_kv_cache_memory /
 // _report_kv_cache_config, vllm/v1/kv_cache_interface.py, vllm/engine/arg_utils.py
 // get_batch_defaults / add_cli_args, vllm/platforms/interface.py _align_hybrid_block_size.
@@ -21,7 +24,19 @@ namespace {
 
 using engines::LayerType;
 
-// Version keys are minor versions of 0.x.
+// Version keys are minor versions of 0.x; a release is minor x 100 + patch (0.8.5 is 805; a version
+// without its patch, "0.8", is that minor's last release).
+constexpr int kOldestMinor = 6;
+constexpr int kV1DefaultSince = 8;            // VLLM_USE_V1 defaults to 1 (d4d93db2c, #13726, in 0.8.0)
+constexpr int kV0RemovedSince = 11;           // c99db8c8d "[V0 Deprecation] Remove V0 core" (#25321)
+constexpr int kV0ChunkOf2048Since = 605;      // chunked prefill's default 512 -> 2048 tokens (02a43f82a, #10544)
+constexpr int kV0LatentCacheSince = 701;      // cache_engine.py: MLA caches the latent alone (use_mla)
+constexpr int kV1SeqsBySizeSince = 804;       // max_num_seqs 256 below the large tier (66d433b94, #16158)
+constexpr int kV1TierByMemorySince = 805;     // the large tier by device memory >= 70 GiB (46e678bcf, #17073)
+constexpr int kV1A100ExcludedSince = 900;     // ... and not an A100 (911215528, #17885)
+constexpr int kV1ProfilingSince = 901;        // memory_profiling(init_snapshot) in V1 (cc867be19, #19312)
+constexpr int kV1SortingSamplerUntil = 900;   // 0.8.x: FlashInfer >= 0.2.3 disabled, the native sampler sorts
+constexpr int kSeqsCappedByTokensSince = 1001;  // max_num_seqs = min(default, max_num_batched_tokens)
 constexpr int kCudaGraphEstimateSince = 21;   // VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1 by default
 constexpr int kUtilization092Since = 25;      // CacheConfig.gpu_memory_utilization default 0.92
 constexpr int kTokensFromConcurrencySince = 27;  // num_tokens = int(max_concurrency * max_model_len)
@@ -30,7 +45,7 @@ constexpr int kLargeGpuTierSince = 28;        // >= 160 GiB devices get max_num_
 enum K : std::size_t {
   gpu_memory_utilization, kv_cache_memory_bytes, max_num_seqs, max_num_batched_tokens, block_size, enforce_eager,
   cpu_offload_gb, kv_offloading_size, num_gpu_blocks_override, optimization_level, enable_expert_parallel,
-  allow_long_max_model_len,
+  allow_long_max_model_len, use_v1, enable_chunked_prefill, distributed_executor_backend,
   activation_memory, non_torch_memory, cuda_graph_memory,
   model, tensor_parallel_size, pipeline_parallel_size, data_parallel_size, decode_context_parallel_size,
   max_model_len, kv_cache_dtype, dtype, quantization, nnodes, kCount
@@ -73,6 +88,16 @@ constexpr std::array<Knob, kCount> kKnobs{{
      "vLLM: VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 lets max_model_len exceed the model's own maximum",
      "vllm/config/model.py _get_and_verify_max_len; vllm/envs.py", engines::on_off, 0, false,
      "VLLM_ALLOW_LONG_MAX_MODEL_LEN"},
+    {"use_v1", "", KnobType::flag, Target::own, "",
+     "vLLM 0.8 to 0.10: VLLM_USE_V1=0 runs the V0 engine (the default is V1 where it supports the settings)",
+     "vllm/envs.py VLLM_USE_V1; vllm/engine/arg_utils.py create_engine_config", engines::on_off, 0, false,
+     "VLLM_USE_V1"},
+    {"enable_chunked_prefill", "--enable-chunked-prefill", KnobType::flag, Target::own, "",
+     "vLLM: off, max_num_batched_tokens defaults to max(max_model_len, 2048), and so does the profiling run",
+     "vllm/config/scheduler.py SchedulerConfig; V0: arg_utils.py _set_default_args_v0"},
+    {"distributed_executor_backend", "--distributed-executor-backend", KnobType::text, Target::own, "",
+     "vLLM: the process launcher; in 0.8.3 to 0.8.5 pipeline parallelism stays on V1 only with ray",
+     "vllm/config/parallel.py ParallelConfig; arg_utils.py _is_v1_supported_oracle"},
     {"activation_memory", "", KnobType::bytes, Target::own, "--activation-memory",
      "Measured activation peak per GPU (vLLM's \"torch peak increase\"), replacing kvplan's estimate", "kvplan",
      nullptr, 0, true},
@@ -110,13 +135,104 @@ constexpr std::array<Knob, kCount> kKnobs{{
 // defaults max_num_batched_tokens 8192 and max_num_seqs 1024 (docs/budget.md): 445 MiB for the
 // forward, scaled by the batched tokens, plus ~13 B per vocabulary entry per sampled row (the
 // sampler's fp32 logits and their copies).
+constexpr std::uint64_t kFittedBytesPerVocabRow = 13;
+
+// Non-torch memory where vLLM counts all of it, not its growth (V0 0.6.4, V1 before 0.9.1): the CUDA
+// context, 0.35 GiB in the V0 0.6.4 "Memory profiling results" line of issue #10517 (RTX 3090, tp 1).
+constexpr std::uint64_t kCudaContextBytes = 358ULL << 20;
+// NCCL's growth at tp > 1 without NVLink SHARP: 0.30 GiB, V0 0.7.1 on 2 L40S (issue #15815).
+constexpr std::uint64_t kPcieNcclBytes = 307ULL << 20;
+// Non-torch growth at tp 1 in V0 0.6.5+: 0.03 and 0.09 GiB in two V0 logs (RTX 4060, issue #13882;
+// A100, datawhalechina/self-llm); their mean.
+constexpr std::uint64_t kV0Tp1NonTorchBytes = 61ULL << 20;  // the fit's 13,300 B per vocab entry / 1,024 rows
+
+// What the native top-k/top-p sampler keeps per row and vocabulary entry at its peak (V0's
+// _apply_top_k_top_p, V1's apply_top_k_top_p: the profiling run samples with top_k = vocab - 1 and
+// top_p < 1, so it sorts): the model-dtype logits (2 B), their fp32 copy (4), the sorted values (4)
+// and their int64 indices (8), the top-k mask (1), the softmax of the sorted values (4) and its cumsum
+// (4), the top-p mask (1), the inverse permutation (8, int64) and the logits gathered back (4).
+constexpr std::uint64_t kSortingSamplerBytes = 40;
+
 std::uint64_t activation_bytes(std::uint64_t vocab, std::uint64_t batched_tokens, std::uint64_t max_seqs,
-                               bool samples) {
+                               bool samples, std::uint64_t bytes_per_vocab_row = kFittedBytesPerVocabRow) {
   const ReserveModel fit;
-  constexpr std::uint64_t kBytesPerVocabRow = 13;  // the fit's 13,300 B per vocab entry / 1,024 rows
   const std::uint64_t forward = mul_frac(fit.activation_base_bytes, batched_tokens, 8192);
   const std::uint64_t rows = samples ? std::min(max_seqs, batched_tokens) : 0;  // only the last PP stage samples
-  return sat_add(forward, sat_mul(sat_mul(vocab, kBytesPerVocabRow), rows));
+  return sat_add(forward, sat_mul(sat_mul(vocab, bytes_per_vocab_row), rows));
+}
+
+// V0's profiling peak (model_runner.py profile_run): an eager forward of `batched` prompt tokens,
+// whose widest moment is an MLP's (its live activations, plus the hidden state, the residual and the
+// MLP's output: 3 x hidden), then the sampler over one row per sequence. The two do not overlap, so
+// the peak is the larger. Activations are 16-bit.
+std::uint64_t v0_activation_bytes(const ModelSpec& m, std::uint32_t tp, std::uint64_t batched, std::uint64_t rows,
+                                  bool samples) {
+  const std::uint64_t per_token = sat_add(ceil_div(m.mlp_activation_width, tp), 3ULL * m.hidden_size);
+  const std::uint64_t forward = sat_mul(sat_mul(batched, per_token), 2);
+  const std::uint64_t sampler = samples ? sat_mul(sat_mul(rows, m.vocab_size), kSortingSamplerBytes) : 0;
+  return std::max(forward, sampler);
+}
+
+// "0.8.5", "v0.8.5.post1", "0.8.5rc1" -> 805 for minor 8; "0.8" -> 899, the minor's last release.
+int release_of(int minor, std::string_view text) {
+  if (!text.empty() && text.front() == 'v') {
+    text.remove_prefix(1);
+  }
+  const std::size_t dot = text.find('.', 2);
+  if (dot == std::string_view::npos) {
+    return minor * 100 + 99;
+  }
+  std::size_t digits = dot + 1;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') {
+    ++digits;
+  }
+  const auto patch = to_unsigned(text.substr(dot + 1, digits - dot - 1));
+  return minor * 100 + static_cast<int>(std::min<std::uint64_t>(patch.value_or(99), 99));
+}
+
+// The catalog's Hopper parts whose torch device names contain "h100" or "h200" (0.7 to 0.8.4 gave
+// them the large batch defaults by name: arg_utils.py _set_default_args_v1).
+bool h100_or_h200(std::string_view gpu) { return gpu.rfind("H100", 0) == 0 || gpu.rfind("H200", 0) == 0; }
+
+// GPUs of compute capability 9.0, where FlashAttention 3 takes an fp8 KV cache.
+bool hopper(std::string_view gpu) {
+  return h100_or_h200(gpu) || gpu == "H800" || gpu == "H20" || gpu == "GH200";
+}
+
+// GPUs below compute capability 8.0 (Turing, Volta), which V1 did not run before 0.10.2.
+bool below_sm80(std::string_view gpu) { return gpu == "T4" || gpu.rfind("V100", 0) == 0; }
+
+// Why vLLM 0.8 to 0.10 runs the V0 engine for these settings (_is_v1_supported_oracle, at the
+// releases docs/engines.md names), or nullopt when it runs V1.
+std::optional<std::string> v0_fallback(const EngineInputs& in, int release) {
+  const KnobSet& s = *in.knobs;
+  if (s.flag(use_v1) == false) {
+    return std::string("VLLM_USE_V1=0");
+  }
+  if (in.pipeline_parallel > 1 && release < 803) {
+    return std::string("pipeline parallelism is experimental on V1 before 0.8.3");
+  }
+  if (in.pipeline_parallel > 1 && release < 900) {
+    // ParallelConfig picks ray itself when the world outgrows one machine (a multi-node server).
+    const KnobValue* backend = s.find(distributed_executor_backend);
+    const bool ray = backend != nullptr ? std::get<std::string>(*backend) == "ray" : in.nodes > 1;
+    if (!ray) {
+      return std::string("pipeline parallelism runs on V1 only with --distributed-executor-backend ray in 0.8.3 to 0.8.5");
+    }
+  }
+  if (in.kv_dtype.block_bytes < 2 * in.kv_dtype.block_elems && release < 802) {
+    return std::string("an fp8 KV cache is not supported by V1 before 0.8.2");
+  }
+  if (in.kv_dtype.block_bytes < 2 * in.kv_dtype.block_elems && release < 1000 && !hopper(in.gpu_name)) {
+    return std::string("an fp8 KV cache runs on V1 only where FlashAttention 3 takes it (Hopper) before 0.10");
+  }
+  if (below_sm80(in.gpu_name) && release < 1002) {
+    return fmt::format("the {} is below compute capability 8.0, which V1 runs from 0.10.2", in.gpu_name);
+  }
+  if (s.number(cpu_offload_gb).value_or(0) > 0 && release < 803) {
+    return std::string("--cpu-offload-gb is not supported by V1 before 0.8.3");
+  }
+  return std::nullopt;
 }
 
 struct Layout {
@@ -209,7 +325,7 @@ std::uint64_t longest_fitting(const Layout& l, std::uint64_t upper, std::uint64_
   return lo;
 }
 
-// "v0.19.0", "0.19", "0.19.1rc1" -> 19, for 0.10 .. 0.30.
+// "v0.19.0", "0.19", "0.19.1rc1" -> 19, for 0.6 .. 0.30.
 std::optional<int> minor_of_zero(std::string_view text, int lo, int hi) {
   if (!text.empty() && text.front() == 'v') {
     text.remove_prefix(1);
@@ -229,6 +345,189 @@ std::optional<int> minor_of_zero(std::string_view text, int lo, int hi) {
   return static_cast<int>(*v);
 }
 
+
+// The V0 engine (vllm/worker/worker.py determine_num_available_blocks, vllm/worker/model_runner.py
+// profile_run, vllm/worker/cache_engine.py get_cache_block_size, vllm/config.py SchedulerConfig):
+// every attention layer holds every token in blocks of block_size; the budget is total x
+// utilization less the weights, the profiling peak and non-torch memory. `why` says why 0.8 to 0.10
+// fall back to it (empty before 0.8, where V0 is the engine).
+EnginePrediction predict_v0(const EngineInputs& in, int release, const std::string& why) {
+  const ModelSpec& m = *in.model;
+  const KnobSet& s = *in.knobs;
+  EnginePrediction p;
+  const std::string engine = fmt::format("vLLM {} (V0 engine{})", in.version_text, why.empty() ? "" : ": " + why);
+  const std::vector<LayerType> types = engines::layer_types(m, in.kv_dtype, in.tensor_parallel);
+  std::uint64_t bytes_per_token = 0;  // one token in every layer of this rank
+  bool sliding = false;
+  bool latent = false;
+  for (const LayerType& t : types) {
+    switch (t.kind) {
+      case LayerType::Kind::full:
+        latent = latent || t.latent;
+        break;
+      case LayerType::Kind::sliding:
+        sliding = true;
+        break;
+      case LayerType::Kind::recurrent:
+        throw Error(fmt::format("{}: kvplan does not model V0's Mamba cache (a state per max_num_seqs slot beside "
+                                "the KV blocks); plan this model with vLLM 0.10 or later",
+                                engine));
+      case LayerType::Kind::chunked:
+        throw Error(fmt::format("{}: kvplan does not model chunked-local attention (attention_chunk_size) on V0; "
+                                "plan this model with vLLM 0.10 or later",
+                                engine));
+      case LayerType::Kind::encoder:
+        throw Error(fmt::format("{}: kvplan does not model V0's cross-attention blocks (encoder-decoder models); "
+                                "plan this model with vLLM 0.10 or later",
+                                engine));
+    }
+    bytes_per_token = sat_add(bytes_per_token, sat_mul(t.bytes_per_token, t.layers));
+  }
+  if (latent && release < kV0LatentCacheSince) {
+    throw Error(fmt::format("{}: before 0.7.1 vLLM cached MLA's keys and values per head, not the latent "
+                            "(kv_lora_rank); kvplan models the latent cache only: plan it with vLLM 0.7.1 or later",
+                            engine));
+  }
+  p.max_model_len = in.max_model_len;
+  if (in.max_model_len > m.max_position_embeddings && m.max_position_embeddings > 0 &&
+      !s.flag(allow_long_max_model_len).value_or(false)) {
+    p.startup = Startup::refused;
+    p.refusal = fmt::format("User-specified max_model_len ({}) is greater than the derived max_model_len "
+                            "(max_position_embeddings={}); set VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 to override it",
+                            in.max_model_len, m.max_position_embeddings);
+    return p;
+  }
+  // SchedulerConfig and _set_default_args_v0: chunked prefill turns itself on past 32K tokens, for
+  // models without sliding windows or MLA; on, a step holds 512 tokens (2,048 from 0.6.5); off, a
+  // whole prompt: max(max_model_len, 2048).
+  const bool chunked = s.flag(enable_chunked_prefill)
+                           .value_or(in.max_model_len > 32'768 && !sliding && !(latent && release >= kV0LatentCacheSince));
+  const std::uint64_t batched = s.number(max_num_batched_tokens)
+                                    .value_or(chunked ? (release < kV0ChunkOf2048Since ? 512 : 2048)
+                                                      : std::max<std::uint64_t>(in.max_model_len, 2048));
+  const std::uint64_t max_seqs = s.number(max_num_seqs).value_or(256);
+  const std::uint64_t rows = std::min(max_seqs, batched);
+  const std::uint64_t block = s.number(block_size).value_or(16);
+  p.concurrency_cap = max_seqs;
+  p.block_tokens = block;
+  const std::uint64_t weights = sat_sub(weight_bytes_per_gpu(m.params, in.weights, in.tensor_parallel),
+                                        s.number(cpu_offload_gb).value_or(0));
+  p.weights_bytes = weights;
+  std::uint64_t available = 0;
+  std::uint32_t util = 900'000;  // EngineArgs.gpu_memory_utilization = 0.90 in every V0 release
+  std::uint64_t activations = 0;
+  std::uint64_t non_torch = 0;
+  if (const auto given = s.number(kv_cache_memory_bytes)) {
+    available = *given;  // the KV memory as measured: kvplan's figure (V0 has no such flag)
+    p.usable_bytes = in.gpu_memory_bytes;
+  } else {
+    util = static_cast<std::uint32_t>(s.number(gpu_memory_utilization).value_or(900'000));
+    const std::uint64_t usable = mul_frac(in.gpu_memory_bytes, util, 1'000'000);
+    p.usable_bytes = usable;
+    p.fraction_ppm = util;
+    activations = s.number(activation_memory)
+                      .value_or(v0_activation_bytes(m, in.tensor_parallel, batched, rows, in.last_stage));
+    // 0.6.4 counted all non-torch memory (the CUDA context too); the others, its growth.
+    non_torch = s.number(non_torch_memory)
+                    .value_or(release / 100 == 6 && release % 100 == 4
+                                  ? sat_add(kCudaContextBytes, in.tensor_parallel > 1 ? kPcieNcclBytes : 0)
+                              : in.tensor_parallel > 1 ? kPcieNcclBytes
+                                                       : kV0Tp1NonTorchBytes);
+    available = sat_sub(usable, sat_add(weights, sat_add(activations, non_torch)));
+    p.reserved_bytes = sat_add(activations, non_torch);
+  }
+  p.kv_budget_bytes = available;
+  const std::uint64_t block_bytes = sat_mul(block, bytes_per_token);
+  const std::uint64_t usable_kv = engines::with_margin(available, in.kv_margin_ppm);
+  std::uint64_t num_blocks = block_bytes == 0 ? 0 : usable_kv / block_bytes;
+  if (const auto forced = s.number(num_gpu_blocks_override)) {
+    num_blocks = sat_mul(*forced, block_bytes) > usable_kv ? 0 : *forced;
+  }
+  const std::uint64_t cpu_blocks = block_bytes == 0 ? 0 : (4ULL << 30) / block_bytes;  // swap_space 4 GiB
+  const std::uint64_t max_tokens = sat_mul(num_blocks, block);
+  if (num_blocks == 0) {
+    p.startup = Startup::no_kv_memory;
+  } else if (in.max_model_len > max_tokens) {
+    // raise_if_cache_size_invalid: max_model_len against block_size x num_gpu_blocks.
+    p.startup = Startup::too_long;
+    p.startup_needed_bytes = sat_mul(ceil_div(in.max_model_len, block), block_bytes);
+    p.startup_max_len = max_tokens;
+  }
+  const auto per_request = [&](std::uint64_t len) { return ceil_div(std::max<std::uint64_t>(len, 1), block); };
+  p.capacity_at_shape = num_blocks / per_request(in.shape_seq_len);
+  for (std::uint64_t len : in.frontier_lengths) {
+    if (len <= p.max_model_len) {
+      p.frontier.emplace_back(len, num_blocks / per_request(len));
+    }
+  }
+  if (!in.text) {
+    return p;
+  }
+  const double concurrency = static_cast<double>(max_tokens) / static_cast<double>(std::max<std::uint64_t>(in.max_model_len, 1));
+  p.budget = {
+      {"total_gpu_memory_bytes", "Total GPU memory", Cell::bytes(in.gpu_memory_bytes), "cudaMemGetInfo total"},
+      {"gpu_memory_utilization", "gpu_memory_utilization", Cell::number(static_cast<double>(util) / 1e6),
+       s.has(gpu_memory_utilization) ? "--gpu-memory-utilization" : "default in V0"},
+      {"weights_bytes", "− Model weights", Cell::bytes(weights), "\"Loading model weights took\""},
+      {"activation_peak_bytes", "− PyTorch activation peak", Cell::bytes(activations),
+       s.has(activation_memory) ? std::string("--activation-memory")
+                                : fmt::format("eager forward of {} tokens or the sorting sampler over {} rows, the larger",
+                                              with_commas(batched), with_commas(rows))},
+      {"non_torch_bytes", "− Non-torch memory", Cell::bytes(non_torch),
+       in.tensor_parallel > 1 ? "NCCL" : "growth while profiling"},
+      {"available_kv_cache_bytes", "= KV cache", Cell::bytes(available),
+       s.has(kv_cache_memory_bytes) ? "given (--kv-cache-memory)" : ""},
+  };
+  p.fields = {
+      {"engine_generation", "Engine", Cell::str("V0"), why.empty() ? "vLLM before 0.8" : why},
+      {"available_kv_cache_bytes", "KV cache memory", Cell::bytes(available), ""},
+      {"num_gpu_blocks", "GPU blocks", Cell::count(num_blocks),
+       fmt::format("{} B per block: {} tokens × {} B per token", with_commas(block_bytes), block,
+                   with_commas(bytes_per_token))},
+      {"num_cpu_blocks", "CPU blocks", Cell::count(cpu_blocks), "swap_space 4 GiB"},
+      {"block_size", "Block size", Cell::tokens(block), "tokens"},
+      {"gpu_kv_cache_tokens", "KV cache tokens", Cell::tokens(max_tokens), "GPU blocks × block size"},
+      {"max_concurrency", "Maximum concurrency", Cell::number(concurrency),
+       fmt::format("{} tokens / {}-token requests", with_commas(max_tokens), with_commas(in.max_model_len))},
+      {"max_model_len", "max_model_len", Cell::tokens(in.max_model_len), ""},
+      {"max_num_batched_tokens", "max_num_batched_tokens", Cell::tokens(batched),
+       s.has(max_num_batched_tokens) ? "--max-num-batched-tokens"
+       : chunked                     ? "chunked prefill"
+                                     : "max(max_model_len, 2048): chunked prefill off"},
+      {"max_num_seqs", "max_num_seqs", Cell::count(max_seqs), s.has(max_num_seqs) ? "--max-num-seqs" : "default"},
+  };
+  if (!s.has(kv_cache_memory_bytes) && release >= kV0ChunkOf2048Since) {
+    p.log_lines.push_back(fmt::format(
+        "the current vLLM instance can use total_gpu_memory ({} GiB) x gpu_memory_utilization ({:.2f}) = {} GiB",
+        engines::gib(in.gpu_memory_bytes), static_cast<double>(util) / 1e6, engines::gib(p.usable_bytes)));
+    p.log_lines.push_back(fmt::format("model weights take {}GiB; non_torch_memory takes {}GiB; PyTorch activation peak "
+                                      "memory takes {}GiB; the rest of the memory reserved for KV Cache is {}GiB.",
+                                      engines::gib(weights), engines::gib(non_torch), engines::gib(activations),
+                                      engines::gib(available)));
+  }
+  // executor's initialize_cache: "# GPU blocks" (0.6), "# CUDA blocks" (0.7.0-0.7.2), "# cuda blocks" (0.7.3+).
+  const std::string_view device = release < 700 ? "GPU" : release < 703 ? "CUDA" : "cuda";
+  p.log_lines.push_back(fmt::format("# {} blocks: {}, # CPU blocks: {}", device, num_blocks, cpu_blocks));
+  if (release >= 603) {
+    p.log_lines.push_back(
+        fmt::format("Maximum concurrency for {} tokens per request: {:.2f}x", in.max_model_len, concurrency));
+  }
+  if (p.startup == Startup::no_kv_memory) {
+    p.log_lines.push_back("ValueError: No available memory for the cache blocks. Try increasing "
+                          "`gpu_memory_utilization` when initializing the engine.");
+  } else if (p.startup == Startup::too_long) {
+    p.log_lines.push_back(fmt::format("ValueError: The model's max seq len ({}) is larger than the maximum number of "
+                                      "tokens that can be stored in KV cache ({}). Try increasing "
+                                      "`gpu_memory_utilization` or decreasing `max_model_len` when initializing the "
+                                      "engine.",
+                                      in.max_model_len, max_tokens));
+  }
+  p.notes.push_back(fmt::format("{}: every attention layer keeps every token of a request in its blocks{}; the "
+                                "profiling peak is modelled from its causes (docs/engines.md, \"vLLM by version\").",
+                                engine, sliding ? " (V0 allocates sliding-window layers in full too)" : ""));
+  return p;
+}
+
 constexpr std::string_view kFlagSource =
     "vLLM v0.19.0: vllm/engine/arg_utils.py EngineArgs.add_cli_args, vllm/entrypoints/openai/cli_args.py";
 
@@ -237,8 +536,10 @@ class Vllm final : public Engine {
   std::string_view name() const override { return "vllm"; }
   std::string_view display() const override { return "vLLM"; }
   std::string_view default_version() const override { return "0.19"; }
-  std::string_view versions_help() const override { return "0.10 to 0.30"; }
-  std::optional<int> parse_version(std::string_view t) const override { return minor_of_zero(t, 10, 30); }
+  std::string_view versions_help() const override { return "0.6 to 0.30"; }
+  std::optional<int> parse_version(std::string_view t) const override {
+    return minor_of_zero(t, kOldestMinor, 30);
+  }
   Capabilities capabilities() const override {
     Capabilities c;
     c.context = ContextParallel::decode_in_tp;
@@ -339,11 +640,35 @@ std::optional<std::string> Vllm::split_problem(const ModelSpec& m, std::uint32_t
 EnginePrediction Vllm::predict(const EngineInputs& in) const {
   const ModelSpec& m = *in.model;
   const KnobSet& s = *in.knobs;
+  const int release = release_of(in.version, in.version_text);
+  if (in.version < kV1DefaultSince && s.flag(use_v1) == true) {
+    throw Error(fmt::format("vLLM {}: VLLM_USE_V1=1 runs the V1 engine's alpha (opt-in before 0.8), which kvplan does "
+                            "not model; plan it as V0 (drop VLLM_USE_V1) or with vLLM 0.8 or later",
+                            in.version_text));
+  }
+  if (in.version < kV1DefaultSince) {
+    return predict_v0(in, release, "");
+  }
+  if (in.version < kV0RemovedSince) {
+    if (const auto why = v0_fallback(in, release)) {
+      return predict_v0(in, release, *why);
+    }
+  }
   EnginePrediction p;
-  const bool large = large_batch_gpu(in.gpu_memory_bytes, in.gpu_name);  // get_batch_defaults
+  // Batch defaults (arg_utils.py _set_default_args_v1, later get_batch_defaults): the large tier by
+  // the device's name (H100, H200) before 0.8.5, by its memory from 0.8.5, the A100 excepted from 0.9.
+  const bool large = release < kV1TierByMemorySince  ? h100_or_h200(in.gpu_name)
+                     : release < kV1A100ExcludedSince ? in.gpu_memory_bytes >= 70 * kGiB
+                                                      : large_batch_gpu(in.gpu_memory_bytes, in.gpu_name);
   const bool huge = in.version >= kLargeGpuTierSince && in.gpu_memory_bytes >= 160 * kGiB;
-  const std::uint64_t batched = s.number(max_num_batched_tokens).value_or(huge ? 16384 : large ? 8192 : 2048);
-  const std::uint64_t max_seqs = s.number(max_num_seqs).value_or(large ? 1024 : 256);
+  std::uint64_t batched = s.number(max_num_batched_tokens).value_or(huge ? 16384 : large ? 8192 : 2048);
+  if (s.flag(enable_chunked_prefill) == false && !s.has(max_num_batched_tokens)) {
+    batched = std::max(batched, in.max_model_len);  // SchedulerConfig: a whole prompt in one step
+  }
+  std::uint64_t max_seqs = s.number(max_num_seqs).value_or(large || release < kV1SeqsBySizeSince ? 1024 : 256);
+  if (!s.has(max_num_seqs) && release >= kSeqsCappedByTokensSince) {
+    max_seqs = std::min(max_seqs, batched);
+  }
   p.max_model_len = in.max_model_len;
   p.concurrency_cap = max_seqs;
   if (in.max_model_len > m.max_position_embeddings && m.max_position_embeddings > 0 &&
@@ -390,12 +715,20 @@ EnginePrediction Vllm::predict(const EngineInputs& in) const {
     const std::uint64_t requested = engines::ceil_frac(in.gpu_memory_bytes, util);
     p.usable_bytes = requested;
     p.fraction_ppm = util;
-    const std::uint64_t activations =
-        s.number(activation_memory).value_or(activation_bytes(m.vocab_size, batched, max_seqs, in.last_stage));
+    const bool sorting = release < kV1SortingSamplerUntil;
+    const std::uint64_t activations = s.number(activation_memory)
+                                          .value_or(activation_bytes(m.vocab_size, batched, max_seqs, in.last_stage,
+                                                                     sorting ? kSortingSamplerBytes
+                                                                             : kFittedBytesPerVocabRow));
     const ReserveModel fit;
-    const std::uint64_t non_torch = s.number(non_torch_memory)
-                                        .value_or(in.tensor_parallel > 1 ? fit.framework_multi_gpu_bytes
-                                                                         : fit.framework_tp1_bytes);
+    // Before 0.9.1, V1 counted everything on the device that torch had not allocated (the CUDA
+    // context and NCCL's buffers included); from 0.9.1 only what grew while profiling.
+    const std::uint64_t non_torch =
+        s.number(non_torch_memory)
+            .value_or(release < kV1ProfilingSince
+                          ? sat_add(kCudaContextBytes, in.tensor_parallel > 1 ? kPcieNcclBytes : 0)
+                          : in.tensor_parallel > 1 ? fit.framework_multi_gpu_bytes
+                                                   : fit.framework_tp1_bytes);
     const bool eager = s.flag(enforce_eager).value_or(false) || s.number(optimization_level) == 0u;
     const std::uint64_t graphs = in.version >= kCudaGraphEstimateSince && !eager
                                      ? s.number(cuda_graph_memory).value_or(fit.cuda_graphs_bytes)
@@ -412,11 +745,15 @@ EnginePrediction Vllm::predict(const EngineInputs& in) const {
            offload > 0 ? fmt::format("\"Model loading took\", less --cpu-offload-gb {}", format_bytes(offload))
                        : std::string("\"Model loading took\"")},
           {"activation_peak_bytes", "− Torch peak increase", Cell::bytes(activations),
-           s.has(activation_memory) ? std::string("--activation-memory")
-                                    : fmt::format("profiling run of {} tokens, sampler over {} rows", with_commas(batched),
-                                                  with_commas(std::min(max_seqs, batched)))},
+           s.has(activation_memory)
+               ? std::string("--activation-memory")
+               : fmt::format("profiling run of {} tokens, {}sampler over {} rows", with_commas(batched),
+                             sorting ? "sorting " : "", with_commas(std::min(max_seqs, batched)))},
           {"non_torch_bytes", "− Non-torch memory", Cell::bytes(non_torch),
-           in.tensor_parallel > 1 ? "CUDA context + NCCL" : "CUDA context"},
+           release < kV1ProfilingSince ? (in.tensor_parallel > 1 ? "CUDA context + NCCL (all non-torch memory before 0.9.1)"
+                                                                 : "CUDA context (all non-torch memory before 0.9.1)")
+           : in.tensor_parallel > 1    ? "CUDA context + NCCL"
+                                       : "CUDA context"},
           {"cuda_graph_bytes", "− CUDA graph estimate", Cell::bytes(graphs),
            eager                          ? "--enforce-eager or -O0: no CUDA graphs"
            : graphs > 0                   ? "subtracted since v0.21"
@@ -502,7 +839,9 @@ EnginePrediction Vllm::predict(const EngineInputs& in) const {
   if (!l.note.empty()) {
     p.log_lines.push_back(l.note);
   }
-  p.log_lines.push_back(fmt::format("Available KV cache memory: {} GiB", engines::gib(available)));
+  if (release >= kV1ProfilingSince) {  // first logged in 0.9.1
+    p.log_lines.push_back(fmt::format("Available KV cache memory: {} GiB", engines::gib(available)));
+  }
   p.log_lines.push_back(fmt::format("GPU KV cache size: {} tokens", with_commas(tokens)));
   p.log_lines.push_back(fmt::format("Maximum concurrency for {} tokens per request: {:.2f}x", with_commas(p.max_model_len),
                                     concurrency));
