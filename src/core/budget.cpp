@@ -22,8 +22,19 @@ ProfileShape default_profile_shape(std::uint64_t gpu_memory_bytes, std::string_v
   return large_batch_gpu(gpu_memory_bytes, gpu_name) ? ProfileShape{8192, 1024} : ProfileShape{2048, 256};
 }
 
+bool nvlink_sharp(std::string_view gpu_name) noexcept {
+  // NVIDIA parts without it: Ampere and older, Ada, Blackwell workstation cards, PCIe and NVL Hopper.
+  constexpr std::string_view kWithout[] = {"A100", "A40", "A10", "L40", "L4", "T4", "V100", "RTX", "H100-PCIe", "H100-NVL"};
+  for (const std::string_view prefix : kWithout) {
+    if (gpu_name.substr(0, prefix.size()) == prefix) {
+      return false;
+    }
+  }
+  return true;
+}
+
 Reserve estimate_reserve(std::uint64_t vocab_size, std::uint32_t tp, const ProfileShape& shape,
-                         const ReserveModel& model) noexcept {
+                         std::string_view gpu_name, const ReserveModel& model) noexcept {
   // activations = 0.435 GiB + 13,300 B x vocab_size at 8,192 tokens x 1,024 rows: least-squares fit
   // of vLLM 0.19's "torch peak increase" on 15 H100 runs (vocab 32K..262K); the sampler's fp32
   // logits over max_num_seqs rows dominate it, so it scales with the vocabulary and the rows.
@@ -32,7 +43,9 @@ Reserve estimate_reserve(std::uint64_t vocab_size, std::uint32_t tp, const Profi
   r.activations_bytes = sat_add(mul_frac(model.activation_base_bytes, shape.batched_tokens, 8192),
                                 mul_frac(sat_mul(vocab_size, model.activation_per_vocab_bytes), rows, 1024));
   r.cuda_graphs_bytes = model.cuda_graphs_bytes;
-  r.framework_bytes = tp > 1 ? model.framework_multi_gpu_bytes : model.framework_tp1_bytes;
+  r.framework_bytes = tp == 1                  ? model.framework_tp1_bytes
+                      : nvlink_sharp(gpu_name) ? model.framework_multi_gpu_bytes
+                                               : model.framework_multi_gpu_plain_bytes;
   return r;
 }
 

@@ -76,7 +76,7 @@ EnginePrediction Raw::predict(const EngineInputs& in) const {
   // The profiling shape follows the GPU's class, as the engines' defaults do (issue #12: the H100
   // shape on a 24 GB card over-states the reserve about 2.5×).
   const ProfileShape profile = default_profile_shape(in.gpu_memory_bytes, in.gpu_name);
-  Reserve r = estimate_reserve(m.vocab_size, in.tensor_parallel, profile);
+  Reserve r = estimate_reserve(m.vocab_size, in.tensor_parallel, profile, in.gpu_name);
   r.activations_bytes = k.number(activation_memory).value_or(r.activations_bytes);
   r.framework_bytes = k.number(non_torch_memory).value_or(r.framework_bytes);
   r.cuda_graphs_bytes = k.number(cuda_graph_memory).value_or(r.cuda_graphs_bytes);

@@ -167,7 +167,7 @@ EnginePrediction Trtllm::predict(const EngineInputs& in) const {
   const std::uint64_t weights = weight_bytes_per_gpu(m.params, in.weights, in.tensor_parallel);
   // The profiling peak: kvplan's engine-neutral reserve (activations of a max_num_tokens batch,
   // CUDA graphs, NCCL). No TensorRT-LLM profiling log is in the calibration set to refine it.
-  Reserve reserve = estimate_reserve(m.vocab_size, in.tensor_parallel);
+  Reserve reserve = estimate_reserve(m.vocab_size, in.tensor_parallel, {}, in.gpu_name);
   reserve.activations_bytes = s.number(activation_memory).value_or(reserve.activations_bytes);
   reserve.framework_bytes = s.number(non_torch_memory).value_or(reserve.framework_bytes);
   reserve.cuda_graphs_bytes = s.number(cuda_graph_memory).value_or(reserve.cuda_graphs_bytes);

@@ -140,8 +140,8 @@ constexpr std::uint64_t kFittedBytesPerVocabRow = 13;
 // Non-torch memory where vLLM counts all of it, not its growth (V0 0.6.4, V1 before 0.9.1): the CUDA
 // context, 0.35 GiB in the V0 0.6.4 "Memory profiling results" line of issue #10517 (RTX 3090, tp 1).
 constexpr std::uint64_t kCudaContextBytes = 358ULL << 20;
-// NCCL's growth at tp > 1 without NVLink SHARP: 0.30 GiB, V0 0.7.1 on 2 L40S (issue #15815).
-constexpr std::uint64_t kPcieNcclBytes = 307ULL << 20;
+// NCCL's growth at tp > 1 without NVLink SHARP (ReserveModel::framework_multi_gpu_plain_bytes).
+constexpr std::uint64_t kPcieNcclBytes = ReserveModel{}.framework_multi_gpu_plain_bytes;
 // Non-torch growth at tp 1 in V0 0.6.5+: 0.03 and 0.09 GiB in two V0 logs (RTX 4060, issue #13882;
 // A100, datawhalechina/self-llm); their mean.
 constexpr std::uint64_t kV0Tp1NonTorchBytes = 61ULL << 20;  // the fit's 13,300 B per vocab entry / 1,024 rows
@@ -727,8 +727,9 @@ EnginePrediction Vllm::predict(const EngineInputs& in) const {
         s.number(non_torch_memory)
             .value_or(release < kV1ProfilingSince
                           ? sat_add(kCudaContextBytes, in.tensor_parallel > 1 ? kPcieNcclBytes : 0)
-                          : in.tensor_parallel > 1 ? fit.framework_multi_gpu_bytes
-                                                   : fit.framework_tp1_bytes);
+                          : in.tensor_parallel == 1 ? fit.framework_tp1_bytes
+                          : nvlink_sharp(in.gpu_name) ? fit.framework_multi_gpu_bytes
+                                                      : fit.framework_multi_gpu_plain_bytes);
     const bool eager = s.flag(enforce_eager).value_or(false) || s.number(optimization_level) == 0u;
     const std::uint64_t graphs = in.version >= kCudaGraphEstimateSince && !eager
                                      ? s.number(cuda_graph_memory).value_or(fit.cuda_graphs_bytes)

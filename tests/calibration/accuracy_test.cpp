@@ -71,6 +71,14 @@ json plan(std::vector<std::string> args) {
 
 enum class Kind { exact, budget };
 
+// A logged figure, when the entry has it (a log may cut off before a line: null).
+std::optional<double> logged_value(const json& reported, const char* key) {
+  if (!reported.contains(key) || !reported[key].is_number()) {
+    return std::nullopt;
+  }
+  return reported[key].get<double>();
+}
+
 struct Row {
   std::string id, engine, gpu, split, quantity, logged, predicted, error, bound;
   bool ok = true;
@@ -177,19 +185,18 @@ void vllm_given_memory(const Context& c, const std::vector<std::string>& args) {
     g.insert(g.end(), {"--kv-cache-memory", fmt::format("{}B", static_cast<std::uint64_t>(edge * kGiB))});
     at.push_back(plan(g)["engine"]);
   }
-  if (r.contains("kv_tokens")) {
-    c.bracket("GPU KV cache size [tokens], given the logged KV memory", r["kv_tokens"].get<double>(),
+  if (const auto tokens = logged_value(r, "kv_tokens")) {
+    c.bracket("GPU KV cache size [tokens], given the logged KV memory", *tokens,
               at[0]["gpu_kv_cache_tokens"].get<double>(), at[1]["gpu_kv_cache_tokens"].get<double>(), "{:.0f}");
   }
-  if (r.contains("max_concurrency")) {
+  if (const auto conc = logged_value(r, "max_concurrency")) {
     const auto round2 = [](double v) { return std::round(v * 100) / 100; };
-    c.bracket("Maximum concurrency, given the logged KV memory", r["max_concurrency"].get<double>(),
-              round2(at[0]["max_concurrency"].get<double>()), round2(at[1]["max_concurrency"].get<double>()),
-              "{:.2f}x");
+    c.bracket("Maximum concurrency, given the logged KV memory", *conc, round2(at[0]["max_concurrency"].get<double>()),
+              round2(at[1]["max_concurrency"].get<double>()), "{:.2f}x");
   }
-  if (r.contains("gpu_blocks")) {
-    c.bracket("# GPU blocks, given the logged KV memory", r["gpu_blocks"].get<double>(),
-              at[0]["num_gpu_blocks"].get<double>(), at[1]["num_gpu_blocks"].get<double>(), "{:.0f}");
+  if (const auto blocks = logged_value(r, "gpu_blocks")) {
+    c.bracket("# GPU blocks, given the logged KV memory", *blocks, at[0]["num_gpu_blocks"].get<double>(),
+              at[1]["num_gpu_blocks"].get<double>(), "{:.0f}");
   }
 }
 
@@ -205,14 +212,19 @@ void vllm_rows(const Context& c, const std::vector<std::string>& args) {
              e["gpu_kv_cache_tokens"].get<double>(), 0.03, 0);
     return;
   }
-  if (r.contains("kv_gib")) {
-    c.budget("Available KV cache memory [GiB]", r["kv_gib"].get<double>(),
-             e["available_kv_cache_bytes"].get<double>() / kGiB, 0.03, 2);
+  // A budget below zero (V0 logs it: "the rest of the memory reserved for KV Cache is -1.05GiB") is no
+  // KV memory, no GPU blocks: the engine cannot start, and kvplan must say so.
+  const std::optional<double> kv = logged_value(r, "kv_gib");
+  if (kv && *kv > 0) {
+    c.budget("Available KV cache memory [GiB]", *kv, e["available_kv_cache_bytes"].get<double>() / kGiB, 0.03, 2);
   }
-  if (r.contains("gpu_blocks")) {
-    c.budget("# GPU blocks", r["gpu_blocks"].get<double>(), e["num_gpu_blocks"].get<double>(), 0.03, 0);
+  if (const auto blocks = logged_value(r, "gpu_blocks"); blocks && *blocks > 0) {
+    c.budget("# GPU blocks", *blocks, e["num_gpu_blocks"].get<double>(), 0.03, 0);
+  } else if (blocks) {
+    const double predicted = e["num_gpu_blocks"].get<double>();
+    c.bracket("# GPU blocks (none: the engine cannot start)", *blocks, predicted, predicted, "{:.0f}");
   }
-  if (r.contains("kv_gib")) {
+  if (kv && *kv > 0) {
     vllm_given_memory(c, args);
   }
 }
@@ -288,38 +300,47 @@ std::string table(const std::vector<Row>& rows, const std::string& split) {
   return out;
 }
 
-// Per engine × version × GPU: entries, the median and the worst budget error (signed, by size).
+// Per engine × version × GPU: the entries with budget figures, the median and the worst error
+// (signed, the largest by size); then the entries checked by exact arithmetic only, and those not
+// matched.
 std::string summary(const std::vector<Row>& rows, const std::string& split) {
-  std::map<std::tuple<std::string, std::string, std::string>, std::pair<std::vector<std::string>, std::vector<double>>>
-      groups;
+  std::map<std::pair<std::string, std::string>, std::pair<std::vector<std::string>, std::vector<double>>> groups;
+  std::vector<std::string> exact_only;
+  std::vector<std::string> unmatched;
+  std::vector<std::string> with_budget;
   for (const Row& r : rows) {
-    if (r.split != split) {
+    if (r.split == split && r.relative) {
+      auto& [ids, errors] = groups[{r.engine, r.gpu}];
+      if (std::find(ids.begin(), ids.end(), r.id) == ids.end()) {
+        ids.push_back(r.id);
+      }
+      errors.push_back(*r.relative);
+      with_budget.push_back(r.id);
+    }
+  }
+  for (const Row& r : rows) {
+    if (r.split != split || std::find(with_budget.begin(), with_budget.end(), r.id) != with_budget.end()) {
       continue;
     }
-    auto& [ids, errors] = groups[{r.engine, r.gpu, r.quantity == "not matched" ? "" : "x"}];
-    if (std::find(ids.begin(), ids.end(), r.id) == ids.end()) {
-      ids.push_back(r.id);
-    }
-    if (r.relative) {
-      errors.push_back(*r.relative);
+    auto& list = r.quantity == "not matched" ? unmatched : exact_only;
+    if (std::find(list.begin(), list.end(), r.id) == list.end()) {
+      list.push_back(r.id);
     }
   }
   std::string out = "| Engine | GPU | Entries | Budget figures | Median error | Worst error |\n"
                     "|---|---|---:|---:|---:|---:|\n";
   for (auto& [key, group] : groups) {
     auto& [ids, errors] = group;
-    const auto& [engine, gpu, matched] = key;
-    if (errors.empty()) {
-      out += fmt::format("| {} | {} | {} | 0 | - | - |\n", engine, gpu, ids.size());
-      continue;
-    }
-    std::vector<double> by_size = errors;
-    std::sort(by_size.begin(), by_size.end(), [](double a, double b) { return std::abs(a) < std::abs(b); });
-    const std::size_t n = by_size.size();
-    const double median = n % 2 == 1 ? std::abs(by_size[n / 2]) : (std::abs(by_size[n / 2 - 1]) + std::abs(by_size[n / 2])) / 2;
-    out += fmt::format("| {} | {} | {} | {} | {:.2f}% | {:+.2f}% |\n", engine, gpu, ids.size(), n, 100 * median,
-                       100 * by_size.back());
+    std::sort(errors.begin(), errors.end(), [](double a, double b) { return std::abs(a) < std::abs(b); });
+    const std::size_t n = errors.size();
+    const double median =
+        n % 2 == 1 ? std::abs(errors[n / 2]) : (std::abs(errors[n / 2 - 1]) + std::abs(errors[n / 2])) / 2;
+    out += fmt::format("| {} | {} | {} | {} | {:.2f}% | {:+.2f}% |\n", key.first, key.second, ids.size(), n,
+                       100 * median, 100 * errors.back());
   }
+  out += fmt::format("\nEntries checked by exact arithmetic only (no budget figure): {}. Not matched, with the reason "
+                     "in the table: {}.\n",
+                     exact_only.size(), unmatched.size());
   return out;
 }
 
