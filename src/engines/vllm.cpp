@@ -474,12 +474,14 @@ EnginePrediction predict_v0(const EngineInputs& in, int release, const std::stri
                                 : fmt::format("eager forward of {} tokens or the sorting sampler over {} rows, the larger",
                                               with_commas(batched), with_commas(rows))},
       {"non_torch_bytes", "− Non-torch memory", Cell::bytes(non_torch),
-       in.tensor_parallel > 1 ? "NCCL" : "growth while profiling"},
+       release / 100 == 6 && release % 100 == 4 ? "all non-torch memory in 0.6.4: the CUDA context too"
+       : in.tensor_parallel > 1                 ? "its growth while profiling: NCCL"
+                                                : "its growth while profiling"},
       {"available_kv_cache_bytes", "= KV cache", Cell::bytes(available),
        s.has(kv_cache_memory_bytes) ? "given (--kv-cache-memory)" : ""},
   };
   p.fields = {
-      {"engine_generation", "Engine", Cell::str("V0"), why.empty() ? "vLLM before 0.8" : why},
+      {"engine_generation", "Generation", Cell::str("V0"), why.empty() ? "vLLM before 0.8" : why},
       {"available_kv_cache_bytes", "KV cache memory", Cell::bytes(available), ""},
       {"num_gpu_blocks", "GPU blocks", Cell::count(num_blocks),
        fmt::format("{} B per block: {} tokens × {} B per token", with_commas(block_bytes), block,
