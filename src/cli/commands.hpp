@@ -70,6 +70,7 @@ struct SweepOptions {
   std::vector<std::string> models, configs, gpus, vrams, counts, kv_dtypes, weight_dtypes, pps, dps, seq_lens, where;
   std::string batch, engine, best, utilization, max_model_len, format = "csv";
   bool force = false;
+  View view;
 };
 void setup_sweep(CLI::App& app, SweepOptions& o);
 int run_sweep(const SweepOptions& o, std::ostream& out);

@@ -241,7 +241,7 @@ std::vector<std::string> option_values(std::string_view command, std::string_vie
   } else if (option == "format") {
     // svg draws one of a plan's charts; the catalogs' reports have none.
     out = command == "check"   ? std::vector<std::string>{"text", "json", "github", "sarif"}
-          : command == "sweep" ? std::vector<std::string>{"csv", "json"}
+          : command == "sweep" ? std::vector<std::string>{"csv", "json", "table", "markdown"}
           : command.empty()    ? std::vector<std::string>{"table", "json", "csv", "markdown", "html", "svg"}
                                : std::vector<std::string>{"table", "json", "csv", "markdown", "html"};
   }

@@ -161,6 +161,7 @@ int run_app(const std::vector<std::string>& args, std::istream& in, std::ostream
     check.view = view;
     simulate.plan.view = view;
     gpus.view = view;
+    sweep.view = view;
     if (models_cmd->parsed()) {
       return run_models(models, out);
     }

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 
 #include "commands.hpp"
@@ -17,6 +18,7 @@
 #include "kvplan/gpus.hpp"
 #include "kvplan/model_source.hpp"
 #include "kvplan/quantity.hpp"
+#include "kvplan/report.hpp"
 #include "kvplan/text.hpp"
 #include "kvplan/units.hpp"
 
@@ -139,9 +141,61 @@ Filter parse_filter(const std::string& text) {
   throw Error(fmt::format("--where: expected 'fits' or FIELD>=NUMBER (also <=, >, <, ==), got {}", quote_input(text)));
 }
 
+// The most rows a table or Markdown sweep holds: a person reads it; CSV and JSON stream any number.
+constexpr std::size_t kMaxTableRows = 10'000;
+
+// A sweep as a table for a person (--format table or markdown): the same columns as the CSV, typed
+// cells, one renderer per format.
+class TableWriter {
+ public:
+  TableWriter(std::ostream& out, Format format, const View& view) : out_(out), format_(format), view_(view) {
+    table_.key = "points";
+    for (const auto& [key, label] :
+         {std::pair{"model", "Model"}, {"gpu", "GPU"}, {"gpus", "GPUs"}, {"tp", "tp"}, {"pp", "pp"}, {"dp", "dp"},
+          {"kv_dtype", "KV"}, {"weight_dtype", "Weights"}, {"seq_len", "Context"}, {"batch", "Batch"},
+          {"fits", "Fits"}, {"max_batch", "Max batch"}, {"total_concurrency", "Total"}, {"longest_context", "Longest"},
+          {"kv_budget_bytes", "KV budget"}, {"weights_bytes", "Weights/GPU"}, {"headroom_bytes", "Headroom"},
+          {"reason", "Reason"}}) {
+      table_.columns.push_back({key, label});
+    }
+  }
+  void row(const Point& p) {
+    if (table_.rows.size() == kMaxTableRows) {
+      throw Error(fmt::format("sweep: more than {} rows for a table; narrow it with --where or --best, or use --format "
+                              "csv or json",
+                              with_commas(kMaxTableRows)));
+    }
+    const Cell headroom = p.headroom >= 0 ? Cell::bytes(static_cast<std::uint64_t>(p.headroom))
+                                          : Cell::str("−" + human(Cell::bytes(static_cast<std::uint64_t>(-p.headroom))));
+    table_.rows.push_back({Cell::str(p.model->name), Cell::str(std::string(p.gpu)), Cell::count(p.gpus),
+                           Cell::count(p.tp), Cell::count(p.pp), Cell::count(p.dp), Cell::str(std::string(p.kv_dtype)),
+                           Cell::str(std::string(p.weight_dtype)), Cell::tokens(p.seq_len), Cell::count(p.batch),
+                           Cell::flag(p.fits), Cell::count(p.max_batch), Cell::count(p.total_concurrency),
+                           Cell::tokens(p.longest), Cell::bytes(p.kv_budget), Cell::bytes(p.weights), headroom,
+                           Cell::str(std::string(cause_name(p.cause)))});
+  }
+  void finish() {
+    Document doc;
+    doc.title = fmt::format("kvplan sweep: {} points", with_commas(table_.rows.size()));
+    table_.notes.push_back("Max batch and KV budget are per GPU; Total counts every replica; Headroom is the KV "
+                           "budget left after Batch sequences of Context tokens.");
+    doc.sections.push_back(Section{"", "", {}, {std::move(table_)}, {}});
+    render(doc, format_, out_, view_);
+  }
+
+ private:
+  std::ostream& out_;
+  Format format_;
+  View view_;
+  Table table_;
+};
+
 class Writer {
  public:
-  Writer(std::ostream& out, bool json) : out_(out), json_(json) {
+  Writer(std::ostream& out, bool json, bool active) : out_(out), json_(json), active_(active) {
+    if (!active_) {
+      return;
+    }
     if (json_) {
       out_ << "{\n  \"schema_version\": 1,\n  \"points\": [";
     } else {
@@ -239,7 +293,7 @@ class Writer {
   }
   void finish() {
     flush();
-    if (json_) {
+    if (json_ && active_) {
       out_ << (rows_ == 0 ? "]\n}\n" : "\n  ]\n}\n");
     }
   }
@@ -247,6 +301,7 @@ class Writer {
  private:
   std::ostream& out_;
   bool json_;
+  bool active_;  // false: a table writer holds the rows instead
   std::size_t rows_ = 0;
   fmt::basic_memory_buffer<char, 80 * 1024> buffer_;
 };
@@ -270,14 +325,14 @@ void setup_sweep(CLI::App& app, SweepOptions& o) {
   app.add_option("--engine,-e", o.engine, "Engine for every point (default raw)");
   app.add_option("--where", o.where, "Keep rows: fits, or FIELD>=N (<=, >, <, ==); repeatable");
   app.add_option("--best", o.best, "One row per model and context: most-concurrency or fewest-gpus (among fits)");
-  app.add_option("--format,-f", o.format, "csv or json (default csv)");
+  app.add_option("--format,-f", o.format, "csv, json, table or markdown (default csv)");
   app.add_flag("--force", o.force, "Allow more than 1,000,000 points");
 }
 
 int run_sweep(const SweepOptions& o, std::ostream& out) {
-  if (o.format != "csv" && o.format != "json") {
-    throw Error(fmt::format("sweep: unknown format {}{} (expected csv or json)", quote_input(o.format),
-                            did_you_mean(o.format, {"csv", "json"})));
+  if (o.format != "csv" && o.format != "json" && o.format != "table" && o.format != "markdown") {
+    throw Error(fmt::format("sweep: unknown format {}{} (expected csv, json, table or markdown)", quote_input(o.format),
+                            did_you_mean(o.format, {"csv", "json", "table", "markdown"})));
   }
   if (!o.best.empty() && o.best != "most-concurrency" && o.best != "fewest-gpus") {
     throw Error(fmt::format("--best: unknown objective {}{} (most-concurrency or fewest-gpus)", quote_input(o.best),
@@ -394,7 +449,12 @@ int run_sweep(const SweepOptions& o, std::ostream& out) {
       machines.push_back(std::move(h));
     }
   }
-  Writer writer(out, o.format == "json");
+  std::optional<TableWriter> table;
+  if (o.format == "table" || o.format == "markdown") {
+    table.emplace(out, o.format == "table" ? Format::table : Format::markdown, o.view);
+  }
+  Writer stream(out, o.format == "json", !table);
+  const auto emit = [&](const Point& p) { table ? table->row(p) : stream.row(p); };
   std::map<std::pair<std::string_view, std::uint64_t>, Point> best;
   for (const ModelChoice& m : models) {
     PlanRequest q;
@@ -450,7 +510,7 @@ int run_sweep(const SweepOptions& o, std::ostream& out) {
                   continue;
                 }
                 if (o.best.empty()) {
-                  writer.row(p);
+                  emit(p);
                   continue;
                 }
                 if (!p.fits) {
@@ -474,9 +534,9 @@ int run_sweep(const SweepOptions& o, std::ostream& out) {
     }
   }
   for (const auto& [key, p] : best) {
-    writer.row(p);
+    emit(p);
   }
-  writer.finish();
+  table ? table->finish() : stream.finish();
   return 0;
 }
 
