@@ -2,6 +2,7 @@
 // "kvplan: error: <message>", exit 2. "Nothing fits" is not an error: the plan exits 1.
 #include <algorithm>
 #include <fmt/format.h>
+#include <functional>
 #include <iostream>
 #include <ostream>
 
@@ -27,8 +28,68 @@ std::string footer() {
   return s;
 }
 
+// The commands that take `flag` (a long option): "kvplan" for the plan itself, else the subcommand's name.
+// Built only when a parse has failed: every command's options, set up afresh.
+std::vector<std::string> commands_taking(const std::string& flag) {
+  CLI::App app{"", "kvplan"};
+  PlanOptions plan;
+  setup_plan(app, plan, nullptr);
+  std::vector<std::string> out;
+  const auto takes = [&](const CLI::App& a) {
+    for (const CLI::Option* o : a.get_options()) {
+      for (const std::string& n : o->get_lnames()) {
+        if ("--" + n == flag) {
+          return true;
+        }
+      }
+    }
+    return false;
+  };
+  if (takes(app)) {
+    out.emplace_back("kvplan");
+  }
+  PlanOptions emit;
+  CheckOptions check;
+  SimulateOptions simulate;
+  SweepOptions sweep;
+  ModelsOptions models;
+  GpusOptions gpus;
+  const std::pair<const char*, std::function<void(CLI::App&)>> subs[] = {
+      {"emit", [&](CLI::App& a) { setup_plan(a, emit, nullptr); }},
+      {"simulate", [&](CLI::App& a) { setup_simulate(a, simulate); }},
+      {"sweep", [&](CLI::App& a) { setup_sweep(a, sweep); }},
+      {"check", [&](CLI::App& a) { setup_check(a, check); }},
+      {"models", [&](CLI::App& a) { setup_models(a, models); }},
+      {"gpus", [&](CLI::App& a) { setup_gpus(a, gpus); }},
+  };
+  for (const auto& [name, setup] : subs) {
+    CLI::App a{"", name};
+    setup(a);
+    if (takes(a)) {
+      out.emplace_back(name);
+    }
+  }
+  return out;
+}
+
+// Why a plan flag is not one of this subcommand's, where the reason is more than "it is not".
+std::string why_not_here(std::string_view command, std::string_view flag) {
+  if (command == "sweep" && flag == "--tp") {
+    return ": a sweep sets tp = count / (pp × dp) at every point (--count, --pp, --dp)";
+  }
+  if (command == "sweep") {
+    return ": a sweep plans every point at the engine's defaults, --utilization and --max-model-len";
+  }
+  if (command == "check") {
+    return ": check reads the settings from the deployment (its files, or the engine's command line after '--', "
+           "in the engine's own flags)";
+  }
+  return "";
+}
+
 // CLI11's "arguments were not expected: x --modle" becomes "unknown option '--modle', did you
-// mean '--model'?", with the suggestion drawn from the app's own option and subcommand names.
+// mean '--model'?", with the suggestion drawn from the app's own option and subcommand names; a
+// flag another command takes says which ones do, never "did you mean" itself.
 std::string explain_parse_error(const CLI::App& app, const std::string& message) {
   const std::string marker = "not expected: ";
   const std::size_t at = message.find(marker);
@@ -48,10 +109,34 @@ std::string explain_parse_error(const CLI::App& app, const std::string& message)
       names.push_back("--" + n);
     }
   }
+  std::string command = "kvplan";
+  for (const CLI::App* s : app.get_subcommands()) {
+    command = s->get_name();
+    names.clear();
+    for (const CLI::Option* o : s->get_options()) {
+      for (const std::string& n : o->get_lnames()) {
+        names.push_back("--" + n);
+      }
+    }
+  }
   for (const std::string& w : words) {
     if (!w.empty() && w.front() == '-') {
       const std::string flag = w.substr(0, w.find('='));
-      return fmt::format("unknown option {}{} (see 'kvplan --help')", quote_input(flag), did_you_mean(flag, names));
+      if (flag.rfind("--", 0) == 0) {
+        const std::vector<std::string> takers = commands_taking(flag);
+        if (!takers.empty()) {
+          std::string list;
+          for (std::size_t i = 0; i < takers.size(); ++i) {
+            list += (i == 0 ? "" : i + 1 == takers.size() ? " and " : ", ") +
+                    (takers[i] == "kvplan" ? std::string("kvplan (a plan)") : "kvplan " + takers[i]);
+          }
+          return fmt::format("{} does not apply to {}{}; it applies to {} (see '{} --help')", quote_input(flag),
+                             command == "kvplan" ? "a plan" : "kvplan " + command, why_not_here(command, flag), list,
+                             command == "kvplan" ? "kvplan" : "kvplan " + command);
+        }
+      }
+      return fmt::format("unknown option {}{} (see 'kvplan{} --help')", quote_input(flag), did_you_mean(flag, names),
+                         command == "kvplan" ? "" : " " + command);
     }
   }
   return fmt::format("unexpected argument {} (see 'kvplan --help')", quote_input(words.empty() ? rest : words.back()));
