@@ -37,6 +37,7 @@ constexpr int kV1A100ExcludedSince = 900;     // ... and not an A100 (911215528,
 constexpr int kV1ProfilingSince = 901;        // memory_profiling(init_snapshot) in V1 (cc867be19, #19312)
 constexpr int kV1SortingSamplerUntil = 900;   // 0.8.x: FlashInfer >= 0.2.3 disabled, the native sampler sorts
 constexpr int kSeqsCappedByTokensSince = 1001;  // max_num_seqs = min(default, max_num_batched_tokens)
+constexpr int kBf16FallbackSince = 900;       // auto dtype: bf16 falls back to fp16 below sm80 (5c4c08f6f, #17265)
 constexpr int kCudaGraphEstimateSince = 21;   // VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1 by default
 constexpr int kUtilization092Since = 25;      // CacheConfig.gpu_memory_utilization default 0.92
 constexpr int kTokensFromConcurrencySince = 27;  // num_tokens = int(max_concurrency * max_model_len)
@@ -201,6 +202,23 @@ bool hopper(std::string_view gpu) {
 
 // GPUs below compute capability 8.0 (Turing, Volta), which V1 did not run before 0.10.2.
 bool below_sm80(std::string_view gpu) { return gpu == "T4" || gpu.rfind("V100", 0) == 0; }
+
+// How torch names those GPUs and their compute capability, for vLLM's own messages.
+std::pair<std::string_view, std::string_view> torch_device(std::string_view gpu) {
+  return gpu == "T4" ? std::pair{std::string_view("Tesla T4"), std::string_view("7.5")}
+                     : std::pair{std::string_view("Tesla V100"), std::string_view("7.0")};
+}
+
+// vLLM 0.9+ loads a bf16 checkpoint as fp16 where the GPU has no bf16 (config/model.py
+// _resolve_auto_dtype, PR #17265); the same bytes, and the warning it logs.
+void note_bf16_fallback(const EngineInputs& in, EnginePrediction& p) {
+  if (in.text && below_sm80(in.gpu_name) && in.weights.embeddings.name == "bf16") {
+    const auto [device, capability] = torch_device(in.gpu_name);
+    p.log_lines.push_back(fmt::format("Your device '{}' (with compute capability {}) doesn't support torch.bfloat16. "
+                                      "Falling back to torch.float16 for compatibility.",
+                                      device, capability));
+  }
+}
 
 // Why vLLM 0.8 to 0.10 runs the V0 engine for these settings (_is_v1_supported_oracle, at the
 // releases docs/engines.md names), or nullopt when it runs V1.
@@ -524,6 +542,7 @@ EnginePrediction predict_v0(const EngineInputs& in, int release, const std::stri
                                       "engine.",
                                       in.max_model_len, max_tokens));
   }
+  note_bf16_fallback(in, p);
   p.notes.push_back(fmt::format("{}: every attention layer keeps every token of a request in its blocks{}; the "
                                 "profiling peak is modelled from its causes (docs/engines.md, \"vLLM by version\").",
                                 engine, sliding ? " (V0 allocates sliding-window layers in full too)" : ""));
@@ -647,6 +666,20 @@ EnginePrediction Vllm::predict(const EngineInputs& in) const {
     throw Error(fmt::format("vLLM {}: VLLM_USE_V1=1 runs the V1 engine's alpha (opt-in before 0.8), which kvplan does "
                             "not model; plan it as V0 (drop VLLM_USE_V1) or with vLLM 0.8 or later",
                             in.version_text));
+  }
+  if (below_sm80(in.gpu_name) && in.weights.embeddings.name == "bf16") {
+    const auto [device, capability] = torch_device(in.gpu_name);
+    if (release < kBf16FallbackSince) {
+      // vllm/worker/worker.py _check_if_gpu_supports_dtype (V0), vllm/platforms/cuda.py check_if_supports_dtype.
+      EnginePrediction refused;
+      refused.max_model_len = in.max_model_len;
+      refused.startup = Startup::refused;
+      refused.refusal = fmt::format("Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your "
+                                    "{} GPU has compute capability {}. You can use float16 instead by explicitly "
+                                    "setting the `dtype` flag in CLI, for example: --dtype=half",
+                                    device, capability);
+      return refused;
+    }
   }
   if (in.version < kV1DefaultSince) {
     return predict_v0(in, release, "");
@@ -880,6 +913,7 @@ EnginePrediction Vllm::predict(const EngineInputs& in) const {
                                   "streams them over PCIe.",
                                   format_bytes(offload)));
   }
+  note_bf16_fallback(in, p);
   p.notes.push_back("Block 0 is vLLM's null block; the logged figures count it, as vLLM does.");
   return p;
 }
