@@ -21,8 +21,54 @@ namespace {
 
 using engines::LayerType;
 
-// Version keys are minor versions of 0.x.
-constexpr int kPerGpuFractionSince = 5;  // _handle_gpu_memory_settings (v0.5.x) derives the fraction per GPU
+// Version keys are minor versions of 0.x; a release is minor x 10,000 + patch x 100 + its suffix:
+// rcN adds N, the release itself 50, .postN 50 + N (0.5.3rc2 is 50,302, 0.4.6.post2 is 40,652). A
+// version without its patch ("0.4") is that minor's last release. The rules by release are SGLang's
+// python/sglang/srt/server_args.py at each tag (docs/engines.md, "SGLang by version").
+constexpr int kOldestMinor = 3;
+constexpr int kTp8Fraction082Since = 30650;       // tp >= 8: 0.83 -> 0.82 (f719d9aebc, #2053)
+constexpr int kTp8Fraction081Since = 40050;       // tp >= 8: 0.82 -> 0.81 (3ddb1c4679, #2325)
+constexpr int kLargeGpuFractionSince = 40553;     // > 80 GiB: (mem - 13 GiB) / mem (e69a219074, #5604)
+constexpr int kLargeGpuBlendSince = 40652;        // > 96 GiB: blend toward mem - 18 GiB (e4b6133b78, #5893)
+constexpr int kHugeGpuFractionSince = 40750;      // > 180,000 MiB: 0.79 (f2bd3515fb, #6718)
+constexpr int kReservedLadderSince = 40751;       // a reserve by memory bracket (6b12d6a8d5, #7054)
+constexpr int kReservedFormulaSince = 50302;      // the reserve from chunk, graphs and tp (a17e70f5cc, #10975)
+constexpr int kGraphBs24Since = 50451;            // < 35 GiB, tp < 4: cuda_graph_max_bs 16 -> 24
+constexpr int kPiecewiseGraphsSince = 51000;      // piecewise CUDA graphs on by default (c64274c746, #16331)
+constexpr int kChunkBracketsSince = 40751;        // chunked_prefill_size by memory bracket (6b12d6a8d5)
+constexpr int kSmallChunkSince = 30552;           // 2,048-token chunks below 25 GB (v0.3.5.post2)
+
+// "0.5.3rc2" -> 50302, "v0.4.6.post2" -> 40652, "0.4" -> 49999 (its last release).
+int release_of(int minor, std::string_view text) {
+  if (!text.empty() && text.front() == 'v') {
+    text.remove_prefix(1);
+  }
+  const std::size_t dot = text.find('.', 2);
+  if (dot == std::string_view::npos) {
+    return minor * 10'000 + 9'999;
+  }
+  std::size_t end = dot + 1;
+  while (end < text.size() && text[end] >= '0' && text[end] <= '9') {
+    ++end;
+  }
+  const int patch = static_cast<int>(std::min<std::uint64_t>(to_unsigned(text.substr(dot + 1, end - dot - 1)).value_or(99), 99));
+  std::string_view rest = text.substr(end);
+  int suffix = 50;
+  const auto number_after = [&](std::string_view tag) {
+    const std::size_t at = rest.find(tag);
+    std::size_t e = at + tag.size();
+    while (e < rest.size() && rest[e] >= '0' && rest[e] <= '9') {
+      ++e;
+    }
+    return static_cast<int>(std::min<std::uint64_t>(to_unsigned(rest.substr(at + tag.size(), e - at - tag.size())).value_or(0), 49));
+  };
+  if (rest.find("rc") != std::string_view::npos) {
+    suffix = number_after("rc");
+  } else if (rest.find("post") != std::string_view::npos) {
+    suffix = 50 + number_after("post");
+  }
+  return minor * 10'000 + patch * 100 + suffix;
+}
 
 // Calibrated on the one SGLang entry (sglang-doc-qwq32b-tp4-l4, v0.4.3.post4): memory in use
 // before the weights load (CUDA context) and what loading uses beyond the weights themselves.
@@ -109,13 +155,20 @@ struct Defaults {
   std::uint64_t cuda_graph_max_bs = 160;
 };
 
-// _handle_gpu_memory_settings: by device memory in MiB.
-Defaults defaults(std::uint64_t gpu_mib, std::uint32_t tp) {
+// chunked_prefill_size and cuda_graph_max_bs by release and device memory in MiB
+// (_handle_gpu_memory_settings from 0.5.3rc2; ServerArgs.__post_init__ before).
+Defaults defaults(int release, std::uint64_t gpu_mib, std::uint32_t tp) {
+  if (release < kChunkBracketsSince) {
+    return {release >= kSmallChunkSince && gpu_mib < 25'000 ? 2048U : 8192U, 160};
+  }
+  if (release < kReservedFormulaSince) {
+    return {gpu_mib < 35 * 1024 ? 2048U : gpu_mib < 160 * 1024 ? 8192U : 16384U, 160};
+  }
   if (gpu_mib < 20 * 1024) {
     return {2048, 8};
   }
   if (gpu_mib < 35 * 1024) {
-    return {2048, tp < 4 ? 24U : 80U};
+    return {2048, tp < 4 ? (release >= kGraphBs24Since ? 24U : 16U) : 80U};
   }
   if (gpu_mib < 60 * 1024) {
     return {4096, tp < 4 ? 32U : 160U};
@@ -128,33 +181,73 @@ Defaults defaults(std::uint64_t gpu_mib, std::uint32_t tp) {
 
 // The default fraction in parts per million, clamped to (0, 1]: on GPUs smaller than the reserve the
 // formula goes negative, and SGLang would then have nothing for weights or KV.
-std::uint32_t default_fraction(int version, std::uint64_t gpu_mib, std::uint32_t tp, std::uint32_t pp,
-                               std::uint64_t chunked, std::uint64_t graph_bs, std::string* why) {
-  if (version < kPerGpuFractionSince) {
-    // python/sglang/srt/server_args.py ServerArgs.__post_init__ (0.4.x): by tensor-parallel size
-    // (copies of that file read via the code search; 0.3.x had 0.83 at tp >= 8)
-    if (why != nullptr) {
-      *why = "0.4.x default by tp size";
+std::uint32_t default_fraction(int release, std::uint64_t gpu_mib, std::uint32_t tp, std::uint32_t pp,
+                               std::uint64_t chunked, std::uint64_t graph_bs, bool latent, bool rocm,
+                               std::string* why) {
+  const auto ppm = [](double f) {
+    return std::clamp<std::uint32_t>(static_cast<std::uint32_t>(std::lround(f * 1e6)), 1, 1'000'000);
+  };
+  const double mib = static_cast<double>(gpu_mib);
+  const std::uint32_t ps = release >= kLargeGpuBlendSince ? tp * pp : tp;  // the ladder counts pp from 0.4.6.post2
+  const double ladder = ps >= 16 ? 0.79
+                        : ps >= 8 ? (release < kTp8Fraction082Since   ? 0.83
+                                     : release < kTp8Fraction081Since ? 0.82
+                                                                      : 0.81)
+                        : ps >= 4 ? 0.85
+                        : ps >= 2 ? 0.87
+                                  : 0.88;
+  if (release < kReservedLadderSince) {
+    // ServerArgs.__post_init__: by tensor-parallel size, then the large-GPU rules of 0.4.5.post3 to 0.4.7.
+    double f = ladder;
+    std::string rule = "by tp size";
+    if (release >= kHugeGpuFractionSince && gpu_mib > 180'000 && !rocm) {
+      f = 0.79;
+      rule = "0.79 above 180,000 MiB";
+    } else if (release >= kLargeGpuBlendSince && gpu_mib > 81'920) {
+      f = 0.88;
+      rule = "0.88 above 80 GiB";
+      if (gpu_mib > 96 * 1024) {
+        f = std::min(f + 48.0 * 1024 * (1 - f) / mib, (mib - 18.0 * 1024) / mib);
+        rule = "min(0.88 + 48 GiB × 0.12 / gpu_mem, (gpu_mem − 18 GiB) / gpu_mem) above 96 GiB";
+      }
+    } else if (release >= kLargeGpuFractionSince && gpu_mib > 81'920) {
+      f = (mib - 13.0 * 1024) / mib;
+      rule = "(gpu_mem − 13 GiB) / gpu_mem above 80 GiB";
     }
-    return tp >= 16 ? 790'000 : tp >= 8 ? 810'000 : tp >= 4 ? 850'000 : tp >= 2 ? 870'000 : 880'000;
+    if (why != nullptr) {
+      *why = fmt::format("default of this release: {}", rule);
+    }
+    return ppm(f);
   }
-  double reserved = 512 + static_cast<double>(std::max<std::uint64_t>(chunked, 2048)) * 1.5 +
-                    static_cast<double>(graph_bs) * 2 + static_cast<double>(tp) * pp / 8 * 1024;
-  if (gpu_mib > 60 * 1024) {
-    reserved = std::max(reserved, 10.0 * 1024);
+  double reserved = 0;
+  if (release < kReservedFormulaSince) {
+    // 0.4.7.post1 to 0.5.3rc1: a reserve in GiB by memory bracket.
+    reserved = (gpu_mib < 35 * 1024   ? 2.8 + ps / 10.0
+                : gpu_mib < 90 * 1024  ? 9.5 + ps / 2.0
+                : gpu_mib < 160 * 1024 ? 12 + ps / 2.0
+                                       : 32.0) *
+               1024;
+  } else {
+    reserved = 512 + static_cast<double>(std::max<std::uint64_t>(chunked, 2048)) * 1.5 +
+               static_cast<double>(graph_bs) * 2 + static_cast<double>(tp) * pp / 8 * 1024;
+    if (release >= kPiecewiseGraphsSince) {
+      // Piecewise CUDA graphs: MLA 1.5 GiB, else 8 MiB per capture size (58 at an 8,192-token chunk).
+      reserved += latent ? 1.5 * 1024 : 58.0 * 8;
+    }
+    if (gpu_mib > 60 * 1024) {
+      reserved = std::max(reserved, 10.0 * 1024);
+    }
   }
   if (why != nullptr) {
     *why = fmt::format("(gpu_mem {} MiB − reserved {:.0f} MiB) / gpu_mem", gpu_mib, reserved);
   }
-  const double mib = static_cast<double>(gpu_mib);
   if (mib <= reserved) {
     if (why != nullptr) {
       *why += " is not positive: the GPU is smaller than the reserve, so the pool is empty";
     }
     return 1;  // one part per million, the smallest fraction: never a wrapped or negative value
   }
-  const double f = std::round((mib - reserved) / mib * 1000) / 1000;
-  return std::clamp<std::uint32_t>(static_cast<std::uint32_t>(std::lround(f * 1e6)), 1, 1'000'000);
+  return ppm(std::round((mib - reserved) / mib * 1000) / 1000);
 }
 
 class Sglang final : public Engine {
@@ -162,7 +255,7 @@ class Sglang final : public Engine {
   std::string_view name() const override { return "sglang"; }
   std::string_view display() const override { return "SGLang"; }
   std::string_view default_version() const override { return "0.5"; }
-  std::string_view versions_help() const override { return "0.4 or 0.5"; }
+  std::string_view versions_help() const override { return "0.3 to 0.5"; }
   std::optional<int> parse_version(std::string_view text) const override;
   Capabilities capabilities() const override {
     Capabilities c;
@@ -194,7 +287,7 @@ std::optional<int> Sglang::parse_version(std::string_view text) const {
     return std::nullopt;
   }
   const auto v = to_unsigned(text.substr(2, text.find('.', 2) == std::string_view::npos ? text.npos : text.find('.', 2) - 2));
-  return v && (*v == 4 || *v == 5) ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
+  return v && *v >= kOldestMinor && *v <= 5 ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
 }
 
 EnginePrediction Sglang::predict(const EngineInputs& in) const {
@@ -202,14 +295,19 @@ EnginePrediction Sglang::predict(const EngineInputs& in) const {
   const KnobSet& s = *in.knobs;
   EnginePrediction p;
   const std::uint64_t gpu_mib = in.gpu_memory_bytes / kMiB;
-  const Defaults d = defaults(gpu_mib, in.tensor_parallel);
+  const int release = release_of(in.version, in.version_text);
+  const Defaults d = defaults(release, gpu_mib, in.tensor_parallel);
   const std::uint64_t chunked = s.number(chunked_prefill_size).value_or(d.chunked_prefill);
+  bool any_latent = false;
+  for (const LayerGroup& g : m.layers) {
+    any_latent = any_latent || std::holds_alternative<LatentAttention>(g.spec);
+  }
   std::string why = "--mem-fraction-static";
-  const auto f = static_cast<std::uint32_t>(s.number(mem_fraction_static)
-                                                .value_or(default_fraction(in.version, gpu_mib, in.tensor_parallel,
-                                                                           in.pipeline_parallel, chunked,
-                                                                           s.number(cuda_graph_max_bs).value_or(d.cuda_graph_max_bs),
-                                                                           in.text && !s.has(mem_fraction_static) ? &why : nullptr)));
+  const auto f = static_cast<std::uint32_t>(
+      s.number(mem_fraction_static)
+          .value_or(default_fraction(release, gpu_mib, in.tensor_parallel, in.pipeline_parallel, chunked,
+                                     s.number(cuda_graph_max_bs).value_or(d.cuda_graph_max_bs), any_latent,
+                                     in.gpu_name.rfind("MI", 0) == 0, in.text && !s.has(mem_fraction_static) ? &why : nullptr)));
   const std::uint64_t page = s.number(page_size).value_or(1);
   p.max_model_len = in.max_model_len;
   p.block_tokens = page;
