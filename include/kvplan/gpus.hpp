@@ -17,6 +17,7 @@ struct GpuSpec {
   std::string_view marketed;         // "80 GB"
   std::uint32_t bandwidth_gb_s = 0;  // peak memory bandwidth, GB/s (0 = not recorded)
   std::string_view source;           // short citation; the full one is in docs/gpus.md
+  std::string_view slice_of;         // a MIG instance: the GPU it is cut from (empty: a whole GPU)
 };
 
 std::span<const GpuSpec> gpu_catalog() noexcept;

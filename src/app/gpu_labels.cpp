@@ -224,15 +224,30 @@ const GpuSpec* gpu_from_reported_name(std::string_view name) {
       key.resize(key.size() - suffix.size());
     }
   }
+  // A MIG instance ("NVIDIA H200 MIG 1g.18gb", GFD's "A100-SXM4-40GB-MIG-1g.5gb"): the catalog's
+  // instance of that GPU and profile, or nothing (never the whole GPU: a slice holds a fraction of it).
+  std::string profile;
   if (const std::size_t mig = key.find("mig"); mig != std::string::npos && mig > 0) {
+    profile = key.substr(mig + 3);
     key.resize(mig);
   }
   for (const ReportedName& r : kReported) {
     const std::string want = squash(r.name);
     // Older drivers print no "NVIDIA " prefix (450.x: "A100-SXM4-80GB").
-    if (key == want || "nvidia" + key == want) {
+    if (key != want && "nvidia" + key != want) {
+      continue;
+    }
+    if (profile.empty()) {
       return by_name(r.gpu);
     }
+    for (const GpuSpec& g : gpu_catalog()) {
+      const std::string slice = squash(g.name);
+      if (g.slice_of == r.gpu && slice.size() > profile.size() && slice.substr(slice.size() - profile.size()) == profile &&
+          slice.substr(0, slice.size() - profile.size()).ends_with("mig")) {
+        return &g;
+      }
+    }
+    return nullptr;
   }
   return nullptr;
 }

@@ -376,7 +376,8 @@ Hardware hardware_from_vram(std::string_view text) {
                          size.decimal ? "decimal: GB = 10^9 B" : "binary: GiB = 2^30 B");
   if (size.decimal) {
     for (const GpuSpec& g : gpu_catalog()) {
-      if (g.marketed.find("per") == std::string_view::npos && parse_size("", g.marketed).bytes == size.bytes) {
+      if (g.slice_of.empty() && g.marketed.find("per") == std::string_view::npos &&
+          parse_size("", g.marketed).bytes == size.bytes) {
         h.detail += fmt::format("; a GPU sold as \"{}\" ({}) exposes {}: try --gpu {}", g.marketed, g.name,
                                 format_bytes(g.memory_bytes), g.name);
         break;

@@ -187,9 +187,10 @@ Resolved resolve(const PlanRequest& q) {
   // kvplan's own flags plan for the GPUs given (--gpu H100x4 is tp 4); an engine's command line
   // gets the engine's defaults (tp 1, dp 1), whatever the machine has.
   const bool from_count = q.origin != Origin::command_line && q.hardware.count.has_value();
+  const bool slices = q.hardware.gpu != nullptr && !q.hardware.gpu->slice_of.empty();  // MIG: replicas only
   if (q.tp) {
     r.tp = *q.tp;
-  } else if (from_count && caps.splits_heads) {
+  } else if (from_count && caps.splits_heads && !slices) {
     r.tp = std::max<std::uint32_t>(1, *q.hardware.count / (r.pp * cp_gpus * q.dp.value_or(1)));
   }
   if (q.dp) {
@@ -221,6 +222,13 @@ std::optional<std::string> split_problem(const PlanRequest& q, const Resolved& r
   if (r.pp > m.num_hidden_layers) {
     return fmt::format("pipeline parallel size {} is more than the model's {} layers; every stage needs at least one",
                        r.pp, m.num_hidden_layers);
+  }
+  if (q.hardware.gpu != nullptr && !q.hardware.gpu->slice_of.empty() && (r.tp > 1 || r.pp > 1 || r.cp > 1)) {
+    // NVIDIA MIG User Guide, "CUDA Device Enumeration": a CUDA process sees one MIG instance.
+    return fmt::format("{} is a MIG instance, and a process sees only one MIG instance (CUDA device enumeration), "
+                       "so one model is not split over several (tp {}, pp {}): serve replicas, one per instance "
+                       "(--dp), or a bigger instance",
+                       q.hardware.gpu->name, r.tp, r.pp);
   }
   if (r.cp > 1 && caps.context == ContextParallel::none) {
     std::string with;

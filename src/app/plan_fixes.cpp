@@ -185,7 +185,8 @@ class Search {
     // not a data-centre part), then of the vendor.
     for (const bool same_class : {true, false}) {
       for (const GpuSpec& g : gpu_catalog()) {
-        if (g.memory_bytes <= q_.hardware.vram_bytes || (best != nullptr && g.memory_bytes >= best->memory_bytes)) {
+        if (!g.slice_of.empty() || g.memory_bytes <= q_.hardware.vram_bytes ||
+            (best != nullptr && g.memory_bytes >= best->memory_bytes)) {
           continue;
         }
         if (now != nullptr && (is_amd(g) != is_amd(*now) || (same_class && is_consumer(g) != is_consumer(*now)))) {

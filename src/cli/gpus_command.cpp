@@ -19,12 +19,25 @@ int run_gpus(const GpusOptions& o, std::ostream& out) {
   t.key = "gpus";
   t.columns = {{"name", "GPU"}, {"memory_bytes", "Memory (reported)"}, {"marketed", "Sold as"},
                {"bandwidth_gb_s", "Bandwidth [GB/s]"}, {"source", "Source"}};
+  // MIG instances in a table of their own: each is a slice of a GPU above, planned one per process.
+  Table mig;
+  mig.key = "mig_instances";
+  mig.title = "MIG instances";
+  mig.columns = {{"name", "Instance"}, {"slice_of", "Of"}, {"memory_bytes", "Memory (-lgip)"}, {"source", "Source"}};
   for (const GpuSpec& g : gpu_catalog()) {
+    if (!g.slice_of.empty()) {
+      mig.rows.push_back({Cell::str(std::string(g.name)), Cell::str(std::string(g.slice_of)), Cell::bytes(g.memory_bytes),
+                          Cell::str(std::string(g.source))});
+      continue;
+    }
     t.rows.push_back({Cell::str(std::string(g.name)), Cell::bytes(g.memory_bytes), Cell::str(std::string(g.marketed)),
                       Cell::count(g.bandwidth_gb_s), Cell::str(std::string(g.source))});
   }
   t.notes.push_back("Memory is the total CUDA/HIP reports (what the engines budget from); use --gpu NAME or NAMExCOUNT.");
+  mig.notes.push_back("The size nvidia-smi mig -lgip lists, the smallest seen across drivers; a process sees one "
+                      "instance, so NAMExN is N replicas (docs/gpus.md).");
   s.tables.push_back(std::move(t));
+  s.tables.push_back(std::move(mig));
   doc.sections.push_back(std::move(s));
   render(doc, format, out, o.view);
   return 0;

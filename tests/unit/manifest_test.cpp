@@ -46,9 +46,14 @@ kvplan::cli::ManifestEntry only(const std::string& text) {
 }  // namespace
 
 TEST_CASE("node labels and instance types name the GPU", "[manifest]") {
-  // GPU Feature Discovery: the reported name with spaces as dashes; -SHARED and -MIG-<profile> dropped.
+  // GPU Feature Discovery: the reported name with spaces as dashes; -SHARED dropped; -MIG-<profile>
+  // names the instance (k8s-device-plugin docs/gpu-feature-discovery/README.md: "A100-SXM4-40GB-MIG-1g.5gb"),
+  // whose memory is a fraction of the GPU's: the catalog's instance, never the whole GPU.
   CHECK(gpu_of("nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3") == "H100-SXM");
-  CHECK(gpu_of("nvidia.com/gpu.product", "NVIDIA-A100-SXM4-40GB-MIG-3g.20gb") == "A100-40GB");
+  CHECK(gpu_of("nvidia.com/gpu.product", "NVIDIA-A100-SXM4-40GB-MIG-3g.20gb") == "A100-40GB-MIG-3g.20gb");
+  CHECK(gpu_of("nvidia.com/gpu.product", "A100-SXM4-40GB-MIG-1g.5gb") == "A100-40GB-MIG-1g.5gb");
+  CHECK(kvplan::gpu_from_reported_name("NVIDIA H200 MIG 1g.18gb")->name == "H200-MIG-1g.18gb");
+  CHECK(kvplan::gpu_from_reported_name("NVIDIA A100-SXM4-80GB MIG 1g.10gb") == nullptr);  // no citable size: not the whole GPU
   CHECK(gpu_of("nvidia.com/gpu.product", "NVIDIA-A100-SXM4-80GB") == "A100-80GB");
   CHECK(gpu_of("nvidia.com/gpu.product", "Tesla-T4-SHARED") == "T4");
   CHECK(gpu_of("nvidia.com/gpu.product", "NVIDIA-GeForce-RTX-4090") == "RTX-4090");
