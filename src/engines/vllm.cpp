@@ -31,6 +31,7 @@ constexpr int kV1DefaultSince = 8;            // VLLM_USE_V1 defaults to 1 (d4d9
 constexpr int kV0RemovedSince = 11;           // c99db8c8d "[V0 Deprecation] Remove V0 core" (#25321)
 constexpr int kV0ChunkOf2048Since = 605;      // chunked prefill's default 512 -> 2048 tokens (02a43f82a, #10544)
 constexpr int kV0LatentCacheSince = 701;      // cache_engine.py: MLA caches the latent alone (use_mla)
+constexpr int kV0QkHeadDimSince = 700;        // deepseek_v2.py: K and V per head at qk_head_dim, no longer 256
 constexpr int kV1SeqsBySizeSince = 804;       // max_num_seqs 256 below the large tier (66d433b94, #16158)
 constexpr int kV1TierByMemorySince = 805;     // the large tier by device memory >= 70 GiB (46e678bcf, #17073)
 constexpr int kV1A100ExcludedSince = 900;     // ... and not an A100 (911215528, #17885)
@@ -378,10 +379,22 @@ EnginePrediction predict_v0(const EngineInputs& in, int release, const std::stri
   std::uint64_t bytes_per_token = 0;  // one token in every layer of this rank
   bool sliding = false;
   bool latent = false;
+  bool expanded = false;  // MLA cached as per-head K and V (before 0.7.1)
   for (const LayerType& t : types) {
     switch (t.kind) {
       case LayerType::Kind::full:
         latent = latent || t.latent;
+        if (t.latent && release < kV0LatentCacheSince) {
+          // deepseek_v2.py before MLA: Attention(num_local_heads, head size, num_kv_heads=num_local_heads) with
+          // K and V padded to 256 per head (0.6.x), to qk_head_dim = nope + rope from 0.7.0.
+          const std::uint64_t width = release < kV0QkHeadDimSince ? 256 : m.dense_attention.head_dim;
+          const std::uint64_t heads = ceil_div(m.num_attention_heads, in.tensor_parallel);
+          bytes_per_token = sat_add(bytes_per_token, ceil_div(sat_mul(sat_mul(2ULL * t.layers, heads),
+                                                                      sat_mul(width, in.kv_dtype.block_bytes)),
+                                                              in.kv_dtype.block_elems));
+          expanded = true;
+          continue;
+        }
         break;
       case LayerType::Kind::sliding:
         sliding = true;
@@ -400,11 +413,6 @@ EnginePrediction predict_v0(const EngineInputs& in, int release, const std::stri
                                 engine));
     }
     bytes_per_token = sat_add(bytes_per_token, sat_mul(t.bytes_per_token, t.layers));
-  }
-  if (latent && release < kV0LatentCacheSince) {
-    throw Error(fmt::format("{}: before 0.7.1 vLLM cached MLA's keys and values per head, not the latent "
-                            "(kv_lora_rank); kvplan models the latent cache only: plan it with vLLM 0.7.1 or later",
-                            engine));
   }
   p.max_model_len = in.max_model_len;
   if (in.max_model_len > m.max_position_embeddings && m.max_position_embeddings > 0 &&
@@ -543,6 +551,20 @@ EnginePrediction predict_v0(const EngineInputs& in, int release, const std::stri
                                       in.max_model_len, max_tokens));
   }
   note_bf16_fallback(in, p);
+  if (expanded) {
+    std::uint64_t latent_elements = 0;
+    for (const LayerGroup& g : m.layers) {
+      if (const auto* l = std::get_if<LatentAttention>(&g.spec)) {
+        latent_elements = std::uint64_t{l->kv_lora_rank} + l->qk_rope_head_dim;
+      }
+    }
+    p.notes.push_back(fmt::format("vLLM {} caches MLA expanded, as multi-head K and V: {} heads × {} elements each per "
+                                  "layer, not the {}-element latent it caches from 0.7.1 (deepseek_v2.py).",
+                                  in.version_text, m.num_attention_heads,
+                                  release < kV0QkHeadDimSince ? std::string("256 (padded)")
+                                                              : std::to_string(m.dense_attention.head_dim),
+                                  latent_elements));
+  }
   p.notes.push_back(fmt::format("{}: every attention layer keeps every token of a request in its blocks{}; the "
                                 "profiling peak is modelled from its causes (docs/engines.md, \"vLLM by version\").",
                                 engine, sliding ? " (V0 allocates sliding-window layers in full too)" : ""));
