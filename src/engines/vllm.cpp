@@ -365,6 +365,21 @@ std::optional<int> minor_of_zero(std::string_view text, int lo, int hi) {
 }
 
 
+// vllm/config/model.py _get_and_verify_max_len: a max_model_len beyond the model's is refused at
+// start-up, before any GPU work, unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 (every release kvplan models).
+bool refuse_long_max_model_len(const EngineInputs& in, EnginePrediction& p) {
+  const ModelSpec& m = *in.model;
+  if (in.max_model_len <= m.max_position_embeddings || m.max_position_embeddings == 0 ||
+      in.knobs->flag(allow_long_max_model_len).value_or(false)) {
+    return false;
+  }
+  p.startup = Startup::refused;
+  p.refusal = fmt::format("User-specified max_model_len ({}) is greater than the derived max_model_len "
+                          "(max_position_embeddings={}); set VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 to override it",
+                          in.max_model_len, m.max_position_embeddings);
+  return true;
+}
+
 // The V0 engine (vllm/worker/worker.py determine_num_available_blocks, vllm/worker/model_runner.py
 // profile_run, vllm/worker/cache_engine.py get_cache_block_size, vllm/config.py SchedulerConfig):
 // every attention layer holds every token in blocks of block_size; the budget is total x
@@ -415,12 +430,7 @@ EnginePrediction predict_v0(const EngineInputs& in, int release, const std::stri
     bytes_per_token = sat_add(bytes_per_token, sat_mul(t.bytes_per_token, t.layers));
   }
   p.max_model_len = in.max_model_len;
-  if (in.max_model_len > m.max_position_embeddings && m.max_position_embeddings > 0 &&
-      !s.flag(allow_long_max_model_len).value_or(false)) {
-    p.startup = Startup::refused;
-    p.refusal = fmt::format("User-specified max_model_len ({}) is greater than the derived max_model_len "
-                            "(max_position_embeddings={}); set VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 to override it",
-                            in.max_model_len, m.max_position_embeddings);
+  if (refuse_long_max_model_len(in, p)) {
     return p;
   }
   // SchedulerConfig and _set_default_args_v0: chunked prefill turns itself on past 32K tokens, for
@@ -728,13 +738,7 @@ EnginePrediction Vllm::predict(const EngineInputs& in) const {
   }
   p.max_model_len = in.max_model_len;
   p.concurrency_cap = max_seqs;
-  if (in.max_model_len > m.max_position_embeddings && m.max_position_embeddings > 0 &&
-      !s.flag(allow_long_max_model_len).value_or(false)) {
-    // vllm/config/model.py _get_and_verify_max_len: refused at start-up, before any GPU work.
-    p.startup = Startup::refused;
-    p.refusal = fmt::format("User-specified max_model_len ({}) is greater than the derived max_model_len "
-                            "(max_position_embeddings={}); set VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 to override it",
-                            in.max_model_len, m.max_position_embeddings);
+  if (refuse_long_max_model_len(in, p)) {
     return p;
   }
 
