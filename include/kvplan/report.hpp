@@ -49,6 +49,7 @@ struct Table {
   std::vector<Column> columns;
   std::vector<std::vector<Cell>> rows;
   std::vector<std::string> notes;
+  bool data_only = false;  // data for JSON, CSV and charts (a time series): the text renderers print no table
 };
 
 struct Section {

@@ -82,6 +82,10 @@ struct SimulateOptions {
 void setup_simulate(CLI::App& app, SimulateOptions& o);
 int run_simulate(const SimulateOptions& o, std::ostream& out);
 
+/// The terminal view with the chart --format svg draws: --chart, else `default_chart`; --chart
+/// with another format is refused.
+View chart_view(const PlanOptions& o, Format format, std::string_view default_chart = "memory");
+
 struct GpusOptions {
   std::string format = "table";
   View view;

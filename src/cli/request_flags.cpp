@@ -286,7 +286,8 @@ void setup_plan(CLI::App& app, PlanOptions& o, const std::vector<std::string>* o
   app.add_option("--format,-f", o.format,
                  "Output: table, json, csv, markdown, html (one page with its charts) or svg (one chart) (default table)");
   app.add_option("--chart", o.chart, "With --format svg: memory (per GPU), frontier (max batch by context), or a "
-                                     "comparison (compare.attention, compare.kv_dtype, compare.allocation)");
+                                     "comparison (compare.attention, compare.kv_dtype, compare.allocation); "
+                                     "simulate: time_series.series");
   app.add_flag("--explain", o.explain, "Show every step of the arithmetic");
   app.add_flag("--brief", o.brief, "Print only the answer: the verdict, max batch, longest context, KV budget, the fix");
   std::string names;
@@ -337,6 +338,18 @@ PlanRequest plan_request(const PlanOptions& o) {
   return q;
 }
 
+View chart_view(const PlanOptions& o, Format format, std::string_view default_chart) {
+  View view = o.view;
+  view.chart = std::string(default_chart);
+  if (!o.chart.empty()) {
+    if (format != Format::svg) {
+      throw Error("--chart picks the chart of --format svg; give --format svg, or --format html for all of them");
+    }
+    view.chart = o.chart;
+  }
+  return view;
+}
+
 int run_plan(const PlanOptions& o, std::ostream& out, std::ostream& err) {
   const Format format = parse_format(o.format);
   const PlanResult result = plan(plan_request(o));
@@ -344,13 +357,7 @@ int run_plan(const PlanOptions& o, std::ostream& out, std::ostream& err) {
     err << "kvplan: warning: " << one_line(w) << '\n';
   }
   Document doc = describe(result);
-  View view = o.view;
-  if (!o.chart.empty()) {
-    if (format != Format::svg) {
-      throw Error("--chart picks the chart of --format svg; give --format svg, or --format html for all of them");
-    }
-    view.chart = o.chart;
-  }
+  const View view = chart_view(o, format);
   if (o.brief) {
     std::erase_if(doc.sections, [](const Section& s) { return s.key != "answer"; });
     doc.advice.clear();

@@ -192,13 +192,14 @@ int run_simulate(const SimulateOptions& o, std::ostream& out) {
   s.tables.push_back(std::move(t));
   doc.sections.push_back(std::move(s));
   doc.sections.push_back(std::move(chart));
-  if (format == Format::json || format == Format::csv) {
-    Section data;
-    data.key = "time_series";
-    data.tables.push_back(std::move(series));
-    doc.sections.push_back(std::move(data));
-  }
-  render(doc, format, out, o.plan.view);
+  // The series: JSON and CSV rows, the HTML page's line chart; the text renderers draw sparklines instead.
+  series.data_only = true;
+  series.title = "Tokens held over time";
+  Section data;
+  data.key = "time_series";
+  data.tables.push_back(std::move(series));
+  doc.sections.push_back(std::move(data));
+  render(doc, format, out, chart_view(o.plan, format, "time_series.series"));
   return 0;
 }
 

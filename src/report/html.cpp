@@ -166,8 +166,69 @@ std::optional<std::string> batch_chart(const Table& t, const std::string& key, c
   return svg;
 }
 
+// A line chart of a time series (simulate's: one line per allocator of the tokens it holds at
+// each step, against the most any allocator reserved), each line's last value labelled.
+std::optional<std::string> series_chart(const Table& t, const std::string& key, const std::string& title) {
+  std::optional<std::size_t> step;
+  std::optional<std::size_t> used;
+  std::optional<std::size_t> reserved;
+  for (std::size_t c = 0; c < t.columns.size(); ++c) {
+    step = t.columns[c].key == "step" ? std::optional(c) : step;
+    used = t.columns[c].key == "used_tokens" ? std::optional(c) : used;
+    reserved = t.columns[c].key == "reserved_tokens" ? std::optional(c) : reserved;
+  }
+  if (!step || !used || t.rows.empty()) {
+    return std::nullopt;
+  }
+  std::uint64_t last_step = 1;
+  std::uint64_t top = 1;
+  std::vector<std::string> names;  // the lines, in order of first appearance (column 0)
+  for (const auto& row : t.rows) {
+    last_step = std::max(last_step, row[*step].n);
+    top = std::max({top, row[*used].n, reserved ? row[*reserved].n : 0});
+    if (std::find(names.begin(), names.end(), row[0].text) == names.end()) {
+      names.push_back(row[0].text);
+    }
+  }
+  const double left = 70;
+  const double width = 480;
+  const double plot = 220;
+  const double height = 80 + plot + 22 * static_cast<double>(names.size());
+  std::string svg = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" data-chart=\"{}\" width=\"760\" height=\"{:.0f}\" "
+      "viewBox=\"0 0 760 {:.0f}\" role=\"img\" aria-label=\"{}\">\n<title>{}</title>\n"
+      "<text x=\"20\" y=\"20\" font-size=\"13\" font-weight=\"bold\">{}</text>\n"
+      "<text x=\"20\" y=\"38\" font-size=\"12\">{} against the step, up to {} tokens</text>\n"
+      "<line x1=\"{:.0f}\" y1=\"50\" x2=\"{:.0f}\" y2=\"{:.0f}\" stroke=\"#999\"/>"
+      "<line x1=\"{:.0f}\" y1=\"{:.0f}\" x2=\"{:.0f}\" y2=\"{:.0f}\" stroke=\"#999\"/>\n",
+      esc(key), height, height, esc(title), esc(title), esc(title), esc(t.columns[*used].label),
+      esc(human(Cell::tokens(top))), left, left, 50 + plot, left, 50 + plot, left + width, 50 + plot);
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    std::string points;
+    std::uint64_t final_value = 0;
+    for (const auto& row : t.rows) {
+      if (row[0].text != names[i]) {
+        continue;
+      }
+      const double x = left + width * static_cast<double>(row[*step].n) / static_cast<double>(last_step);
+      const double y = 50 + plot - plot * static_cast<double>(row[*used].n) / static_cast<double>(top);
+      points += fmt::format("{}{:.1f},{:.1f}", points.empty() ? "" : " ", x, y);
+      final_value = row[*used].n;
+    }
+    const double legend = 70 + plot + 22 * static_cast<double>(i);
+    svg += fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\" points=\"{}\" data-key=\"{}\" "
+                       "data-row=\"{}\" data-value=\"{}\"/>\n"
+                       "<rect x=\"{:.0f}\" y=\"{:.0f}\" width=\"14\" height=\"10\" fill=\"{}\"/>"
+                       "<text x=\"{:.0f}\" y=\"{:.0f}\" font-size=\"12\">{}: {} tokens at the last step</text>\n",
+                       kColours[i % 4], points, esc(key), i, final_value, left, legend - 9, kColours[i % 4], left + 20,
+                       legend, esc(names[i]), esc(human(Cell::tokens(final_value))));
+  }
+  svg += "</svg>\n";
+  return svg;
+}
+
 // The charts of a document, in the order the page shows them: memory, then every table with a
-// max_batch column (the frontier first).
+// max_batch column (the frontier first), then time series.
 std::vector<std::pair<std::string, std::string>> charts(const Document& doc) {
   std::vector<std::pair<std::string, std::string>> out;
   if (auto m = memory_chart(doc)) {
@@ -177,9 +238,11 @@ std::vector<std::pair<std::string, std::string>> charts(const Document& doc) {
     for (const Table& t : s.tables) {
       // The key JSON gives the table: "frontier", "compare.kv_dtype", "with_fix.frontier".
       const std::string key = s.key.empty() ? t.key : s.key + "." + t.key;
-      const std::string title = !t.title.empty() ? s.title + ": " + t.title : s.title;
+      const std::string title = t.title.empty() ? s.title : s.title.empty() ? t.title : s.title + ": " + t.title;
       if (auto c = batch_chart(t, key, title)) {
         out.emplace_back(key, std::move(*c));
+      } else if (auto line = series_chart(t, key, title)) {
+        out.emplace_back(key, std::move(*line));
       }
     }
   }
@@ -267,7 +330,9 @@ void render_html(const Document& doc, std::ostream& out) {
       out << "</table>\n";
     }
     for (const Table& t : s.tables) {
-      html_table(t, out);
+      if (!t.data_only) {
+        html_table(t, out);
+      }
     }
     for (const std::string& n : s.notes) {
       out << "<p class=\"note\">" << esc(n) << "</p>\n";

@@ -65,7 +65,9 @@ void render_markdown(const Document& doc, std::ostream& out) {
       out << '\n';
     }
     for (const Table& t : s.tables) {
-      write_table(t, out);
+      if (!t.data_only) {
+        write_table(t, out);
+      }
     }
     for (const std::string& n : s.notes) {
       out << "- " << escape(n) << '\n';

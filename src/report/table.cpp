@@ -344,7 +344,9 @@ void render_table(const Document& doc, std::ostream& out, const View& view) {
     write_title(doc.title, out, view);
   }
   for (const Section& s : doc.sections) {
-    if (s.title.empty() && s.fields.empty() && s.tables.empty() && s.notes.empty()) {
+    const bool no_tables =
+        std::all_of(s.tables.begin(), s.tables.end(), [](const Table& t) { return t.data_only; });
+    if (s.title.empty() && s.fields.empty() && no_tables && s.notes.empty()) {
       continue;
     }
     out << '\n';
@@ -353,6 +355,9 @@ void render_table(const Document& doc, std::ostream& out, const View& view) {
     }
     write_fields(s.fields, out, view);
     for (const Table& t : s.tables) {
+      if (t.data_only) {
+        continue;
+      }
       if (!s.fields.empty() || &t != &s.tables.front()) {
         out << '\n';
       }
