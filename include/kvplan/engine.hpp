@@ -104,6 +104,7 @@ struct Capabilities {
   bool context_with_sliding_window = true;  // false: context parallelism refused with sliding layers
   bool abbreviations = false;      // its parser takes unambiguous prefixes of long flags (argparse's allow_abbrev)
   bool layers_over_devices = false;  // it uses every GPU it sees, whole layers on each (llama.cpp's -sm layer)
+  bool metal = false;              // it runs on Apple's GPUs (Metal), the catalog's Mac-NGB entries
   std::uint32_t margin_ppm = 0;    // its accuracy bound in docs/accuracy.md: emit and the inverse keep it
 };
 

@@ -63,6 +63,20 @@ constexpr std::array kGpus{
     GpuSpec{"MI355X", "mi355", 309'220'868'096, "288 GB", 8000, "rocminfo GPU pool 301973504 KB (ROCm/rocm-libraries#9055)", ""},
     GpuSpec{"MI250X", "mi250", 68'702'699'520, "64 GB per GCD", 1600,
             "torch mem_get_info on one MI250 GCD (jaglinux/pytorch-notes); bandwidth is half the package's 3200", ""},
+    // Apple silicon (docs/gpus.md, "Apple silicon"): unified memory, of which Metal lets one process
+    // keep recommendedMaxWorkingSetSize on the GPU (printed at start-up by Metal programs); macOS 15 and earlier.
+    GpuSpec{"Mac-8GB", "apple-8gb m1-8gb m2-8gb", 5726629806, "8 GB unified", 0,
+            "Metal recommendedMaxWorkingSetSize 5461.34 MiB, 2/3 of 8 GB (an Apple M1 log, docs/gpus.md)", ""},
+    GpuSpec{"Mac-16GB", "apple-16gb m1-16gb m2-16gb m3-16gb m4-16gb", 11453251420, "16 GB unified", 0,
+            "Metal recommendedMaxWorkingSetSize 10922.67 MiB, 2/3 of 16 GB (an M1 MacBook Pro log, docs/gpus.md)", ""},
+    GpuSpec{"Mac-18GB", "apple-18gb m3-pro-18gb", 12883853312, "18 GB unified", 0,
+            "Metal working set 12287 MiB free on an M3 Pro, 2/3 of 18 GB (docs/gpus.md)", ""},
+    GpuSpec{"Mac-32GB", "apple-32gb m1-max-32gb m2-max-32gb", 22906506690, "32 GB unified", 0,
+            "Metal recommendedMaxWorkingSetSize 21845.34 MiB, 2/3 of 32 GB (an M1 Max log, docs/gpus.md)", ""},
+    GpuSpec{"Mac-64GB", "apple-64gb m1-max-64gb m2-max-64gb m3-max-64gb m4-max-64gb", 51539607552, "64 GB unified", 0,
+            "Metal recommendedMaxWorkingSetSize 49152.00 MiB, 3/4 of 64 GB (an M1 Max log, docs/gpus.md)", ""},
+    GpuSpec{"Mac-96GB", "apple-96gb m2-max-96gb m3-max-96gb", 77309411328, "96 GB unified", 0,
+            "Metal recommendedMaxWorkingSetSize 73728.00 MiB, 3/4 of 96 GB (an M2 Max log, docs/gpus.md)", ""},
     // MIG instances (docs/gpus.md, "MIG instances"): the size nvidia-smi mig -lgip lists (NVML
     // memorySizeMB), the smallest seen across drivers; CUDA inside the slice reports up to ~256 MiB more.
     GpuSpec{"A100-40GB-MIG-1g.5gb", "a100-sxm4-40gb-mig-1g.5gb a100-mig-1g.5gb", 4864ULL << 20, "1g.5gb of 40 GB", 0,

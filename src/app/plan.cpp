@@ -223,6 +223,16 @@ std::optional<std::string> split_problem(const PlanRequest& q, const Resolved& r
     return fmt::format("pipeline parallel size {} is more than the model's {} layers; every stage needs at least one",
                        r.pp, m.num_hidden_layers);
   }
+  if (q.hardware.gpu != nullptr && q.hardware.gpu->name.rfind("Mac-", 0) == 0 && !caps.metal) {
+    std::string with;
+    for (const Engine* e : all_engines()) {
+      if (e->capabilities().metal) {
+        with += (with.empty() ? "" : " or ") + std::string(e->name());
+      }
+    }
+    return fmt::format("{} does not run on Apple's GPUs (Metal); plan {} with --engine {}", engine.display(),
+                       q.hardware.gpu->name, with);
+  }
   if (q.hardware.gpu != nullptr && !q.hardware.gpu->slice_of.empty() && (r.tp > 1 || r.pp > 1 || r.cp > 1)) {
     // NVIDIA MIG User Guide, "CUDA Device Enumeration": a CUDA process sees one MIG instance.
     return fmt::format("{} is a MIG instance, and a process sees only one MIG instance (CUDA device enumeration), "

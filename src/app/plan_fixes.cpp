@@ -17,6 +17,7 @@ constexpr std::size_t kMaxFixes = 4;
 constexpr std::uint32_t kMaxGpus = 64;
 
 bool is_amd(const GpuSpec& g) { return g.name.rfind("MI", 0) == 0; }
+bool is_apple(const GpuSpec& g) { return g.name.rfind("Mac-", 0) == 0; }
 bool is_consumer(const GpuSpec& g) { return g.name.rfind("RTX", 0) == 0; }
 
 // The engine's knob with this target, or nullopt.
@@ -189,7 +190,9 @@ class Search {
             (best != nullptr && g.memory_bytes >= best->memory_bytes)) {
           continue;
         }
-        if (now != nullptr && (is_amd(g) != is_amd(*now) || (same_class && is_consumer(g) != is_consumer(*now)))) {
+        if ((is_apple(g) && !q_.engine_ref().capabilities().metal) ||
+            (now != nullptr && (is_amd(g) != is_amd(*now) || is_apple(g) != is_apple(*now) ||
+                                (same_class && is_consumer(g) != is_consumer(*now))))) {
           continue;
         }
         PlanRequest alt = apply(q_, Change::to_gpu(g));

@@ -418,6 +418,7 @@ class Llamacpp final : public Engine {
     c.data_parallel = false;
     c.pipeline = false;
     c.layers_over_devices = true;  // every visible device, layers split by -ts (src/llama-model.cpp)
+    c.metal = true;                // ggml's Metal backend (ggml/src/ggml-metal)
     c.margin_ppm = 0;  // KV size exact to 0.01 MiB (docs/accuracy.md)
     return c;
   }

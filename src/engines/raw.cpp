@@ -52,6 +52,7 @@ class Raw final : public Engine {
   Capabilities capabilities() const override {
     Capabilities c;
     c.context = ContextParallel::ring;
+    c.metal = true;  // the formula holds on any device
     c.margin_ppm = 30'000;  // the budget is fitted to vLLM: its 3% bound (docs/accuracy.md)
     return c;
   }
