@@ -94,6 +94,15 @@ std::string engine_label(const json& e) {
   const auto it = names.find(name);
   const std::string label = it == names.end() ? name : it->second;
   if (!e.contains("engine_version") || e["engine_version"].is_null()) {
+    // Not stated, but read from the log's own format (version_evidence): the release it is planned at.
+    if (e.contains("version_evidence") && e.contains("kvplan_args")) {
+      for (const json& a : e["kvplan_args"]) {
+        const std::string arg = a.get<std::string>();
+        if (const std::size_t at = arg.find('@'); at != std::string::npos) {
+          return label + " " + arg.substr(at + 1) + " (inferred)";
+        }
+      }
+    }
     return label + " (version not stated)";
   }
   return label + " " + e["engine_version"].get<std::string>();
