@@ -23,6 +23,9 @@ namespace {
 
 // Version keys are major * 100 + minor: 0.5 -> 5, 1.3 -> 103.
 constexpr int kPytorchBackendSince = 100;  // 1.0: the PyTorch backend and LLM API defaults
+// 0.8's release notes: "Increase default freeGpuMemoryFraction parameter from 0.85 to 0.9" (the C++
+// KvCacheConfig's kDefaultGpuMemFraction; docs/source/release-notes.md).
+constexpr int kFraction090Since = 8;
 
 enum K : std::size_t {
   free_gpu_memory_fraction, tokens_per_block, max_num_tokens, max_batch_size, activation_memory, non_torch_memory,
@@ -157,7 +160,8 @@ EnginePrediction Trtllm::predict(const EngineInputs& in) const {
   const ModelSpec& m = *in.model;
   const KnobSet& s = *in.knobs;
   EnginePrediction p;
-  const auto fraction = static_cast<std::uint32_t>(s.number(free_gpu_memory_fraction).value_or(900'000));
+  const auto fraction = static_cast<std::uint32_t>(
+      s.number(free_gpu_memory_fraction).value_or(in.version >= kFraction090Since ? 900'000 : 850'000));
   const std::uint64_t tpb = s.number(tokens_per_block).value_or(in.version >= kPytorchBackendSince ? 32 : 64);
   const std::uint64_t batch_tokens = s.number(max_num_tokens).value_or(8192);
   p.max_model_len = in.max_model_len;
@@ -204,7 +208,9 @@ EnginePrediction Trtllm::predict(const EngineInputs& in) const {
       {"peak_non_weight_bytes", "− Profiling peak beyond weights", Cell::bytes(reserve.total()),
        fmt::format("kvplan's engine-neutral estimate, not yet scaled by max_num_tokens {}", with_commas(batch_tokens))},
       {"free_gpu_memory_fraction", "free_gpu_memory_fraction", Cell::number(static_cast<double>(fraction) / 1e6),
-       s.has(free_gpu_memory_fraction) ? "--free-gpu-memory-fraction" : "KvCacheConfig default"},
+       s.has(free_gpu_memory_fraction) ? "--free-gpu-memory-fraction"
+       : in.version >= kFraction090Since ? "KvCacheConfig default"
+                                         : "KvCacheConfig default before 0.8 (0.9 from 0.8)"},
       {"available_kv_bytes", "= Available KV cache memory", Cell::bytes(available), "(total − peak) × fraction"},
   };
   p.fields = {
