@@ -31,7 +31,7 @@ constexpr std::uint64_t kFitMinContext = 4096;  // fit_params_min_ctx (common.h;
 
 enum K : std::size_t {
   ctx_size, parallel, cache_type_k, cache_type_v, kv_unified, swa_full, fit, fit_target, fit_ctx, ubatch_size,
-  flash_attn, model, gpu_layers, kv_offload, split_mode, tensor_split, main_gpu, kCount
+  flash_attn, model, gpu_layers, kv_offload, split_mode, tensor_split, main_gpu, mlock, mmap, host_memory, kCount
 };
 
 // -ngl N|auto|all (common/arg.cpp): a count of layers, or every layer (the default).
@@ -144,6 +144,14 @@ constexpr std::array<Knob, kCount> kKnobs{{
     {"main_gpu", "-mg --main-gpu", KnobType::count, Target::own, "--main-gpu",
      "llama.cpp: the GPU for -sm none, and for the KV with -sm row (default 0)", "common/arg.cpp common_params.main_gpu",
      nullptr, 64, true},
+    {"mlock", "--mlock", KnobType::flag, Target::own, "--mlock",
+     "llama.cpp: lock the model's pages in host RAM: the host-side weights must fit --host-memory",
+     "common/arg.cpp common_params.use_mlock"},
+    {"mmap", "--mmap", KnobType::flag, Target::own, "",
+     "llama.cpp: map the GGUF (default); --no-mmap copies the host-side weights into RAM",
+     "common/arg.cpp common_params.use_mmap"},
+    {"host_memory", "", KnobType::bytes, Target::own, "--host-memory",
+     "llama.cpp: host RAM for the layers and KV kept off the GPUs (a budget of its own, e.g. 64GB)", "kvplan"},
 }};
 
 // Where llama.cpp puts each layer (src/llama-model.cpp load_tensors): the last n_gpu_layers of the
@@ -619,6 +627,19 @@ EnginePrediction Llamacpp::predict(const EngineInputs& in) const {
   if (p.startup == Startup::ok && in.gpu_memory_bytes > 0 && peak(sz.total()) > in.gpu_memory_bytes) {
     p.startup = Startup::no_kv_memory;  // cudaMalloc failed: out of memory
   }
+  // Host memory (src/llama-model-loader.cpp): the CPU KV buffer is allocated in RAM; the host-side
+  // weights are a file mapping the OS may page out, unless --mlock pins them or --no-mmap copies them.
+  const bool resident = s.flag(mlock).value_or(false) || !s.flag(mmap).value_or(true);
+  const std::uint64_t host_needed = sat_add(host_kv, resident ? pl.host_weights : 0);
+  if (const auto ram = s.number(host_memory); ram && p.startup == Startup::ok && host_needed > *ram) {
+    p.startup = Startup::refused;
+    p.refusal = fmt::format("the host needs {} of RAM ({} of KV{}) but --host-memory gives {}", format_bytes(host_needed),
+                            format_bytes(host_kv),
+                            resident ? fmt::format(" and {} of weights, {}", format_bytes(pl.host_weights),
+                                                   s.flag(mlock).value_or(false) ? "locked by --mlock" : "copied by --no-mmap")
+                                     : std::string(),
+                            format_bytes(*ram));
+  }
   const std::uint64_t shape = std::max<std::uint64_t>(in.shape_seq_len, 1);
   p.capacity_at_shape = shape > n_ctx_seq ? 0 : unified ? n_ctx / shape : n_seq;
   for (std::uint64_t len : in.frontier_lengths) {
@@ -695,6 +716,9 @@ EnginePrediction Llamacpp::predict(const EngineInputs& in) const {
     p.fields.push_back({"host_model_buffer_bytes", "CPU model buffer", Cell::bytes(pl.host_weights),
                         fmt::format("token embeddings and {} layers", pl.host_layers)});
     p.fields.push_back({"host_kv_buffer_bytes", "CPU KV buffer", Cell::bytes(host_kv), ""});
+    p.fields.push_back({"host_memory_needed_bytes", "Host RAM needed", Cell::bytes(host_needed),
+                        resident ? "the CPU KV buffer and the host-side weights (--mlock or --no-mmap)"
+                                 : "the CPU KV buffer; the mapped weights may be paged from the file"});
   }
   if (sz.swa.layers > 0) {
     p.fields.push_back({"swa_cells", "SWA cells", Cell::tokens(sz.swa.cells), "pad256(min(n_ctx_seq, n_swa·n_seq + n_ubatch))"});
