@@ -18,6 +18,7 @@
 #include "kvplan/error.hpp"
 #include "kvplan/files.hpp"
 #include "kvplan/hparams.hpp"
+#include "kvplan/model.hpp"
 #include "kvplan/quantity.hpp"
 #include "kvplan/text.hpp"
 
@@ -214,13 +215,13 @@ struct ArchName {
   std::string_view gguf;
   std::string_view model_type;
 };
-constexpr std::array<ArchName, 21> kArchNames{{
+constexpr std::array<ArchName, 22> kArchNames{{
     {"llama", "llama"},         {"qwen2", "qwen2"},         {"qwen3", "qwen3"},        {"qwen3moe", "qwen3_moe"},
     {"qwen2moe", "qwen2_moe"},  {"gemma", "gemma"},         {"gemma2", "gemma2"},      {"gemma3", "gemma3_text"},
     {"phi3", "phi3"},           {"command-r", "cohere"},    {"cohere2", "cohere2"},    {"starcoder2", "starcoder2"},
     {"granite", "granite"},     {"granitemoe", "granitemoe"}, {"olmo2", "olmo2"},      {"exaone", "exaone"},
     {"exaone4", "exaone4"},     {"gpt-oss", "gpt_oss"},     {"internlm2", "internlm2"}, {"stablelm", "stablelm"},
-    {"smollm3", "smollm3"},
+    {"smollm3", "smollm3"},     {"deepseek2", "deepseek_v2"},
 }};
 
 // GGUF hyper-parameter keys (gguf-py constants.py Keys.LLM / Keys.Attention, "{arch}." prefixed)
@@ -352,6 +353,54 @@ GgufModel build(Header& h, std::string_view origin, std::string_view name_of_mod
       top.set("vocab_size", HValue{tokens->array_length});
     }
   }
+  bool mha_expanded = false;
+  if (*arch == "deepseek2") {
+    // convert_hf_to_gguf.py DeepseekV2Model.set_gguf_parameters: the MLA keys, and since llama.cpp's
+    // MLA conversion (2025) the attention written as MQA over the latent (key_length = kv_lora_rank +
+    // rope, value_length = kv_lora_rank, head_count_kv 1) with the per-head widths in *_mla. A file
+    // without *_mla was converted before: llama.cpp caches it as multi-head K and V.
+    const auto u = [&](const char* key) -> std::optional<std::uint64_t> {
+      const Meta* m = find_meta(h, fmt::format("deepseek2.{}", key));
+      const auto* v = m != nullptr ? std::get_if<std::uint64_t>(&m->value.v) : nullptr;
+      return v != nullptr ? std::optional(*v) : std::nullopt;
+    };
+    const auto need = [&](const char* key) {
+      const auto v = u(key);
+      if (!v) {
+        throw Error(fmt::format("{}: deepseek2.{}: is required to size DeepSeek's MLA cache", origin, key));
+      }
+      return *v;
+    };
+    const std::uint64_t rope = need("rope.dimension_count");
+    const bool mla_layout = u("attention.key_length_mla").has_value();
+    const std::uint64_t qk_head = mla_layout ? need("attention.key_length_mla") : need("attention.key_length");
+    const std::uint64_t v_head = mla_layout ? need("attention.value_length_mla") : need("attention.value_length");
+    if (qk_head <= rope) {
+      throw Error(fmt::format("{}: deepseek2.attention.key_length{}: {} is not more than the rope dimension {}", origin,
+                              mla_layout ? "_mla" : "", qk_head, rope));
+    }
+    top.set("kv_lora_rank", HValue{need("attention.kv_lora_rank")});
+    top.set("q_lora_rank", u("attention.q_lora_rank") ? HValue{*u("attention.q_lora_rank")} : HValue{});
+    top.set("qk_rope_head_dim", HValue{rope});
+    top.set("qk_nope_head_dim", HValue{qk_head - rope});
+    top.set("v_head_dim", HValue{v_head});
+    top.set("head_dim", HValue{qk_head});
+    if (const HValue* heads = top.find("num_attention_heads")) {
+      top.set("num_key_value_heads", *heads);  // DeepSeek's config: one KV head per query head
+    }
+    for (const auto& [gguf_key, config_key] : {std::pair{"expert_count", "n_routed_experts"},
+                                               {"expert_shared_count", "n_shared_experts"},
+                                               {"leading_dense_block_count", "first_k_dense_replace"}}) {
+      if (const auto v = u(gguf_key)) {
+        top.set(config_key, HValue{*v});
+      }
+    }
+    // expert_gating_func 2 is sigmoid routing with a correction bias: DeepSeek-V3's (LLM_EXPERT_GATING_FUNC_TYPE_SIGMOID).
+    if (u("expert_gating_func") == 2u) {
+      type = "deepseek_v3";
+    }
+    mha_expanded = !mla_layout;
+  }
   if (type == "llama" && top.find("num_local_experts") != nullptr) {
     type = "mixtral";  // llama.cpp writes Mixtral as llama with expert_count
   }
@@ -363,6 +412,12 @@ GgufModel build(Header& h, std::string_view origin, std::string_view name_of_mod
   top.set("model_type", HValue{type});
   top.set("torch_dtype", HValue{std::string("float16")});  // llama.cpp's KV cache default is f16
   ModelSpec spec = read_hparams(std::move(top), name_of_model, origin);
+  if (mha_expanded) {
+    spec = dense_equivalent(spec);
+    spec.defaults_note += std::string(spec.defaults_note.empty() ? "" : "; ") +
+                          "converted before MLA caching (no deepseek2.attention.key_length_mla): K and V are cached "
+                          "per head, not the latent";
+  }
   GgufModel g;
   g.architecture = *arch;
   g.tensors = h.tensors;

@@ -13,6 +13,7 @@
 #include "kvplan/error.hpp"
 #include "kvplan/formula.hpp"
 #include "kvplan/gguf.hpp"
+#include "kvplan/model_source.hpp"
 #include "support/files.hpp"
 
 using namespace kvplan;
@@ -138,4 +139,70 @@ TEST_CASE("GGUF weights are the tensors' bytes in their ggml types, exactly", "[
                     Catch::Contains("tensor 'x' has 100 elements, not whole Q4_K blocks of 256"));
   CHECK_THROWS_WITH(read_gguf_bytes(with_tensors(real, {{"x", {1, 1, 1, 1, 1}, 0}}), "t.gguf"),
                     Catch::Contains("tensor 'x' has 5 dimensions"));
+}
+
+namespace {
+
+// A GGUF v3 header with no tensors: general.architecture, then u32 and f32 key/values, as gguf-py writes them.
+std::string deepseek2_header(const std::vector<std::pair<std::string, std::uint32_t>>& keys) {
+  std::string s = "GGUF";
+  const auto u32 = [&](std::uint32_t v) { s.append(reinterpret_cast<const char*>(&v), 4); };
+  const auto u64 = [&](std::uint64_t v) { s.append(reinterpret_cast<const char*>(&v), 8); };
+  const auto str = [&](std::string_view v) {
+    u64(v.size());
+    s.append(v);
+  };
+  u32(3);
+  u64(0);  // tensors
+  u64(keys.size() + 1);
+  str("general.architecture");
+  u32(8);  // GGUF_TYPE_STRING
+  str("deepseek2");
+  for (const auto& [k, v] : keys) {
+    str("deepseek2." + k);
+    u32(4);  // GGUF_TYPE_UINT32
+    u32(v);
+  }
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("DeepSeek GGUFs (deepseek2): MLA from the keys, and the pre-MLA layout as llama.cpp caches it", "[gguf]") {
+  // DeepSeek-V2-Lite's config.json (models/deepseek-v2-lite.json: 27 layers, hidden 2048, 16 heads,
+  // kv_lora_rank 512, qk_nope 128, qk_rope 64, v_head 128, 64 routed experts of 1408, 2 shared, the
+  // first layer dense, vocab 102400) written with the keys convert_hf_to_gguf.py's
+  // DeepseekV2Model.set_gguf_parameters gives it. Since the MLA conversion: key_length = kv_lora_rank +
+  // rope = 576, value_length = kv_lora_rank = 512, head_count_kv 1, and the per-head widths in
+  // key_length_mla = 192 and value_length_mla = 128 (llama.cpp reads MLA from those two: src/llama-model.cpp
+  // n_embd_head_k_mla, n_embd_head_v_mla).
+  const std::vector<std::pair<std::string, std::uint32_t>> common{
+      {"block_count", 27},          {"context_length", 163840},         {"embedding_length", 2048},
+      {"feed_forward_length", 10944}, {"attention.head_count", 16},     {"expert_used_count", 6},
+      {"leading_dense_block_count", 1}, {"vocab_size", 102400},         {"attention.kv_lora_rank", 512},
+      {"expert_feed_forward_length", 1408}, {"expert_count", 64},       {"expert_shared_count", 2},
+      {"rope.dimension_count", 64}};
+  auto mla = common;
+  mla.insert(mla.end(), {{"attention.head_count_kv", 1},
+                         {"attention.key_length", 576},
+                         {"attention.value_length", 512},
+                         {"attention.key_length_mla", 192},
+                         {"attention.value_length_mla", 128}});
+  const DType& f16 = *find_dtype(kv_dtypes(), "fp16");
+  const GgufModel latent = read_gguf_bytes(deepseek2_header(mla), "v2-lite.gguf");
+  const ModelSpec preset = *load_preset("deepseek-v2-lite").spec;
+  // The same architecture rules as config.json: the latent cache, 576 elements per layer.
+  CHECK(model_kv_bytes_per_token(latent.spec, f16) == model_kv_bytes_per_token(preset, f16));
+  CHECK(model_kv_bytes_per_token(latent.spec, f16) == 27 * 576 * 2);
+  CHECK(latent.spec.params.total() == preset.params.total());
+  // Before the MLA conversion the file carries the per-head widths as key_length 192 and
+  // value_length 128 with head_count_kv 16, and llama.cpp caches K and V for every head:
+  // 27 x 16 x (192 + 128) x 2 B = 276,480 B per token.
+  auto mha = common;
+  mha.insert(mha.end(), {{"attention.head_count_kv", 16}, {"attention.key_length", 192}, {"attention.value_length", 128}});
+  const GgufModel expanded = read_gguf_bytes(deepseek2_header(mha), "v2-lite-old.gguf");
+  CHECK(model_kv_bytes_per_token(expanded.spec, f16) == 276'480);
+  CHECK(expanded.spec.defaults_note.find("converted before MLA caching") != std::string::npos);
+  CHECK_THROWS_WITH(read_gguf_bytes(deepseek2_header(common), "x.gguf"),
+                    Catch::Contains("deepseek2.attention.key_length: is required"));
 }
