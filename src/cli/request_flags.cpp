@@ -287,7 +287,7 @@ void setup_plan(CLI::App& app, PlanOptions& o, const std::vector<std::string>* o
                  "Output: table, json, csv, markdown, html (one page with its charts) or svg (one chart) (default table)");
   app.add_option("--chart", o.chart, "With --format svg: memory (per GPU), frontier (max batch by context), or a "
                                      "comparison (compare.attention, compare.kv_dtype, compare.allocation); "
-                                     "simulate: time_series.series");
+                                     "simulate: simulate (its memory states over time)");
   app.add_flag("--explain", o.explain, "Show every step of the arithmetic");
   app.add_flag("--brief", o.brief, "Print only the answer: the verdict, max batch, longest context, KV budget, the fix");
   std::string names;

@@ -199,7 +199,7 @@ int run_simulate(const SimulateOptions& o, std::ostream& out) {
   data.key = "time_series";
   data.tables.push_back(std::move(series));
   doc.sections.push_back(std::move(data));
-  render(doc, format, out, chart_view(o.plan, format, "time_series.series"));
+  render(doc, format, out, chart_view(o.plan, format, "simulate"));
   return 0;
 }
 

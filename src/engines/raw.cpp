@@ -14,6 +14,9 @@
 #include "kvplan/units.hpp"
 
 namespace kvplan {
+
+const Engine& vllm_engine_module() noexcept;
+
 namespace {
 
 enum K : std::size_t { utilization, reserve, block_size, activation_memory, non_torch_memory, cuda_graph_memory, kCount };
@@ -148,9 +151,10 @@ EnginePrediction Raw::predict(const EngineInputs& in) const {
                             ? "--cuda-graph-memory"
                             : "median of 16 vLLM 0.19 CUDA-graph estimates, 0.935 GiB (range 0.65-1.79)"});
     p.budget.push_back({"framework_bytes", "    framework", Cell::bytes(r.framework_bytes),
-                        k.has(non_torch_memory)  ? "--non-torch-memory"
-                        : in.tensor_parallel > 1 ? "CUDA context + NCCL buffers (vLLM 0.19 non-torch at tp 2)"
-                                                 : "CUDA context, cuBLAS (vLLM 0.19 non-torch at tp 1)"});
+                        k.has(non_torch_memory)       ? "--non-torch-memory"
+                        : in.tensor_parallel == 1     ? "CUDA context, cuBLAS (vLLM 0.19 non-torch at tp 1)"
+                        : nvlink_sharp(in.gpu_name) ? "CUDA context + NCCL with NVLink SHARP (vLLM 0.19 at tp 2, H100)"
+                                                      : "CUDA context + NCCL without NVLink SHARP (docs/budget.md)"});
   }
   if (b.deficit_bytes > 0) {
     p.budget.push_back({"kv_budget_bytes", "= KV cache budget", Cell::bytes(0),
@@ -159,6 +163,30 @@ EnginePrediction Raw::predict(const EngineInputs& in) const {
   } else {
     p.budget.push_back({"kv_budget_bytes", "= KV cache budget", Cell::bytes(b.kv_budget_bytes),
                         "what is left for the KV cache"});
+  }
+  // How far this budget is from vLLM's own at its defaults (issue #12): the reserve is fitted to vLLM,
+  // so the report says what vLLM itself would leave for the KV cache here.
+  const Engine& vllm = vllm_engine_module();
+  if (const auto version = vllm.parse_version(vllm.default_version()); version && !k.has(reserve) && !k.has(utilization)) {
+    const KnobSet defaults;
+    EngineInputs vi = in;
+    vi.knobs = &defaults;
+    vi.version = *version;
+    vi.version_text = vllm.default_version();
+    vi.text = false;
+    vi.frontier_lengths = {};
+    vi.kv_margin_ppm = 0;
+    vi.max_model_len = std::min(in.max_model_len, m.max_position_embeddings);  // vLLM refuses longer
+    const EnginePrediction v = vllm.predict(vi);
+    if (v.startup != Startup::refused && v.kv_budget_bytes > 0 && b.kv_budget_bytes > 0) {
+      const double delta = 100.0 * (static_cast<double>(b.kv_budget_bytes) - static_cast<double>(v.kv_budget_bytes)) /
+                           static_cast<double>(v.kv_budget_bytes);
+      p.budget.push_back({"", fmt::format("vLLM {}'s own KV budget", vllm.default_version()),
+                          Cell::bytes(v.kv_budget_bytes),
+                          fmt::format("at its defaults; the budget above is {:+.1f}% of it (--engine vllm plans with "
+                                      "vLLM's rules)",
+                                      delta)});
+    }
   }
   return p;
 }

@@ -241,8 +241,8 @@ std::vector<std::pair<std::string, std::string>> charts(const Document& doc) {
       const std::string title = t.title.empty() ? s.title : s.title.empty() ? t.title : s.title + ": " + t.title;
       if (auto c = batch_chart(t, key, title)) {
         out.emplace_back(key, std::move(*c));
-      } else if (auto line = series_chart(t, key, title)) {
-        out.emplace_back(key, std::move(*line));
+      } else if (auto line = series_chart(t, "simulate", title)) {
+        out.emplace_back("simulate", std::move(*line));  // --chart simulate: the one time series there is
       }
     }
   }
