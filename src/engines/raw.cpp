@@ -3,6 +3,7 @@
 // real vLLM 0.19 logs (docs/budget.md); paged blocks of --block-size tokens; sliding layers hold
 // exactly min(S, window) tokens; ring attention splits each sequence over --cp more GPUs.
 #include <array>
+#include <cmath>
 #include <fmt/format.h>
 
 #include "engine_util.hpp"
@@ -167,7 +168,9 @@ EnginePrediction Raw::predict(const EngineInputs& in) const {
   // How far this budget is from vLLM's own at its defaults (issue #12): the reserve is fitted to vLLM,
   // so the report says what vLLM itself would leave for the KV cache here.
   const Engine& vllm = vllm_engine_module();
-  if (const auto version = vllm.parse_version(vllm.default_version()); version && !k.has(reserve) && !k.has(utilization)) {
+  const bool metal_only = in.gpu_name.starts_with("Mac-") && !vllm.capabilities().metal;
+  if (const auto version = vllm.parse_version(vllm.default_version());
+      version && !metal_only && !k.has(reserve) && !k.has(utilization)) {
     const KnobSet defaults;
     EngineInputs vi = in;
     vi.knobs = &defaults;
@@ -176,16 +179,18 @@ EnginePrediction Raw::predict(const EngineInputs& in) const {
     vi.text = false;
     vi.frontier_lengths = {};
     vi.kv_margin_ppm = 0;
-    vi.max_model_len = std::min(in.max_model_len, m.max_position_embeddings);  // vLLM refuses longer
+    if (m.max_position_embeddings > 0) {
+      vi.max_model_len = std::min(in.max_model_len, m.max_position_embeddings);  // vLLM refuses longer
+    }
     const EnginePrediction v = vllm.predict(vi);
     if (v.startup != Startup::refused && v.kv_budget_bytes > 0 && b.kv_budget_bytes > 0) {
       const double delta = 100.0 * (static_cast<double>(b.kv_budget_bytes) - static_cast<double>(v.kv_budget_bytes)) /
                            static_cast<double>(v.kv_budget_bytes);
       p.budget.push_back({"", fmt::format("vLLM {}'s own KV budget", vllm.default_version()),
                           Cell::bytes(v.kv_budget_bytes),
-                          fmt::format("at its defaults; the budget above is {:+.1f}% of it (--engine vllm plans with "
+                          fmt::format("at its defaults; the budget above is {:.1f}% {} (--engine vllm plans with "
                                       "vLLM's rules)",
-                                      delta)});
+                                      std::abs(delta), delta < 0 ? "below it" : "above it")});
     }
   }
   return p;
