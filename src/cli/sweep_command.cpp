@@ -493,19 +493,33 @@ int run_sweep(const SweepOptions& o, std::ostream& out) {
                 p.dp = dp;
                 p.seq_len = seq;
                 p.batch = batch;
-                const PlanResult x = plan(q, Depth::verdict);
-                p.kv_dtype = x.r.kv_dtype.name;
-                p.weight_dtype = x.r.weights.linear.name;
-                p.fits = x.verdict.fits && splits;
-                p.cause = !splits ? Cause::refused : x.verdict.cause;
-                p.max_batch = x.max_batch;
-                p.total_concurrency = x.total_concurrency;
-                p.longest = x.longest_at_batch_1.value_or(0);
-                p.kv_budget = x.budget.kv_budget_bytes;
-                p.weights = x.budget.weights_bytes;
-                const std::uint64_t needed = sat_mul(x.r.batch_per_replica, x.kv_per_sequence);
-                p.headroom = static_cast<std::int64_t>(std::min<std::uint64_t>(p.kv_budget, kSaturated / 2)) -
-                             static_cast<std::int64_t>(std::min<std::uint64_t>(needed, kSaturated / 2));
+                std::optional<PlanResult> planned;
+                try {
+                  planned.emplace(plan(q, Depth::verdict));
+                } catch (const Error&) {
+                  // This engine version cannot plan the model (vLLM's V0 and a Mamba model, say): a row
+                  // that says so, never a sweep that stops or a point that vanishes.
+                }
+                if (!planned) {
+                  p.kv_dtype = q.kv_dtype ? q.kv_dtype->name : std::string_view(m.spec->torch_dtype);
+                  p.weight_dtype = q.weights->linear.name;
+                  p.fits = false;
+                  p.cause = Cause::refused;
+                } else {
+                  const PlanResult& x = *planned;
+                  p.kv_dtype = x.r.kv_dtype.name;
+                  p.weight_dtype = x.r.weights.linear.name;
+                  p.fits = x.verdict.fits && splits;
+                  p.cause = !splits ? Cause::refused : x.verdict.cause;
+                  p.max_batch = x.max_batch;
+                  p.total_concurrency = x.total_concurrency;
+                  p.longest = x.longest_at_batch_1.value_or(0);
+                  p.kv_budget = x.budget.kv_budget_bytes;
+                  p.weights = x.budget.weights_bytes;
+                  const std::uint64_t needed = sat_mul(x.r.batch_per_replica, x.kv_per_sequence);
+                  p.headroom = static_cast<std::int64_t>(std::min<std::uint64_t>(p.kv_budget, kSaturated / 2)) -
+                               static_cast<std::int64_t>(std::min<std::uint64_t>(needed, kSaturated / 2));
+                }
                 if (!std::all_of(filters.begin(), filters.end(), [&](const Filter& f) { return f.keep(p); })) {
                   continue;
                 }
