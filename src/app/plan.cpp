@@ -2,6 +2,7 @@
 // allocates on the bottleneck GPU (every pipeline stage is a GPU of its own), and decides the
 // verdict and its cause. The fixes and the inverse answers are searches over this same function
 // (plan_fixes.cpp, plan_inverse.cpp); describe() (plan_describe.cpp) turns the result into text.
+#include "kvplan/budget.hpp"
 #include "kvplan/plan.hpp"
 
 #include <algorithm>
@@ -223,7 +224,7 @@ std::optional<std::string> split_problem(const PlanRequest& q, const Resolved& r
     return fmt::format("pipeline parallel size {} is more than the model's {} layers; every stage needs at least one",
                        r.pp, m.num_hidden_layers);
   }
-  if (q.hardware.gpu != nullptr && q.hardware.gpu->name.rfind("Mac-", 0) == 0 && !caps.metal) {
+  if (q.hardware.gpu != nullptr && apple_silicon(q.hardware.gpu->name) && !caps.metal) {
     std::string with;
     for (const Engine* e : all_engines()) {
       if (e->capabilities().metal) {
