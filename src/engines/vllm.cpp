@@ -37,6 +37,13 @@ constexpr int kV1TierByMemorySince = 805;     // the large tier by device memory
 constexpr int kV1A100ExcludedSince = 900;     // ... and not an A100 (911215528, #17885)
 constexpr int kV1ProfilingSince = 901;        // memory_profiling(init_snapshot) in V1 (cc867be19, #19312)
 constexpr int kV1SortingSamplerUntil = 900;   // 0.8.x: FlashInfer >= 0.2.3 disabled, the native sampler sorts
+// _is_v1_supported_oracle, release by release (docs/engines.md, "vLLM by version"):
+constexpr int kV1PipelineSince = 803;         // PP on V1, with the ray backend (0.8.3); any backend from 0.9.0.1
+constexpr int kV1PipelineAnyBackendSince = 900;
+constexpr int kV1Fp8KvSince = 802;            // fp8 KV on V1 where FlashAttention takes it (FA3, Hopper)
+constexpr int kV1Fp8KvAnyGpuSince = 1000;     // current_platform.is_kv_cache_dtype_supported (0.10.0)
+constexpr int kV1BelowSm80Since = 1002;       // the compute-capability < 8.0 fallback removed (0.10.2)
+constexpr int kV1CpuOffloadSince = 803;       // --cpu-offload-gb no longer forces V0 (0.8.3)
 constexpr int kSeqsCappedByTokensSince = 1001;  // max_num_seqs = min(default, max_num_batched_tokens)
 constexpr int kBf16FallbackSince = 900;       // auto dtype: bf16 falls back to fp16 below sm80 (5c4c08f6f, #17265)
 constexpr int kCudaGraphEstimateSince = 21;   // VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1 by default
@@ -228,10 +235,10 @@ std::optional<std::string> v0_fallback(const EngineInputs& in, int release) {
   if (s.flag(use_v1) == false) {
     return std::string("VLLM_USE_V1=0");
   }
-  if (in.pipeline_parallel > 1 && release < 803) {
+  if (in.pipeline_parallel > 1 && release < kV1PipelineSince) {
     return std::string("pipeline parallelism is experimental on V1 before 0.8.3");
   }
-  if (in.pipeline_parallel > 1 && release < 900) {
+  if (in.pipeline_parallel > 1 && release < kV1PipelineAnyBackendSince) {
     // ParallelConfig picks ray itself when the world outgrows one machine (a multi-node server).
     const KnobValue* backend = s.find(distributed_executor_backend);
     const bool ray = backend != nullptr ? std::get<std::string>(*backend) == "ray" : in.nodes > 1;
@@ -239,16 +246,16 @@ std::optional<std::string> v0_fallback(const EngineInputs& in, int release) {
       return std::string("pipeline parallelism runs on V1 only with --distributed-executor-backend ray in 0.8.3 to 0.8.5");
     }
   }
-  if (in.kv_dtype.block_bytes < 2 * in.kv_dtype.block_elems && release < 802) {
+  if (in.kv_dtype.block_bytes < 2 * in.kv_dtype.block_elems && release < kV1Fp8KvSince) {
     return std::string("an fp8 KV cache is not supported by V1 before 0.8.2");
   }
-  if (in.kv_dtype.block_bytes < 2 * in.kv_dtype.block_elems && release < 1000 && !hopper(in.gpu_name)) {
+  if (in.kv_dtype.block_bytes < 2 * in.kv_dtype.block_elems && release < kV1Fp8KvAnyGpuSince && !hopper(in.gpu_name)) {
     return std::string("an fp8 KV cache runs on V1 only where FlashAttention 3 takes it (Hopper) before 0.10");
   }
-  if (below_sm80(in.gpu_name) && release < 1002) {
+  if (below_sm80(in.gpu_name) && release < kV1BelowSm80Since) {
     return fmt::format("the {} is below compute capability 8.0, which V1 runs from 0.10.2", in.gpu_name);
   }
-  if (s.number(cpu_offload_gb).value_or(0) > 0 && release < 803) {
+  if (s.number(cpu_offload_gb).value_or(0) > 0 && release < kV1CpuOffloadSince) {
     return std::string("--cpu-offload-gb is not supported by V1 before 0.8.3");
   }
   return std::nullopt;
