@@ -18,6 +18,7 @@
 
 #include "kvplan/dtype.hpp"
 #include "kvplan/formula.hpp"
+#include "kvplan/hardware.hpp"
 #include "kvplan/model.hpp"
 #include "kvplan/report.hpp"
 
@@ -129,6 +130,7 @@ struct EngineInputs {
   bool last_stage = true;                  // the pipeline stage that samples (computes the logits)
   std::uint64_t gpu_memory_bytes = 0;      // CUDA total per GPU
   std::string_view gpu_name;               // the catalog's name ("A100-80GB"); empty when only a size was given
+  GpuArch gpu_arch;                        // its architecture (kUnknownArch when only a size was given)
   std::string_view memory_detail;          // how that size was understood (the report's first budget line)
   std::uint64_t max_model_len = 0;         // the length the engine is asked to accept
   bool max_model_len_given = false;        // false: the engine's own default (the model's maximum)

@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "kvplan/hardware.hpp"
+
 namespace kvplan {
 
 struct GpuSpec {
@@ -18,6 +20,7 @@ struct GpuSpec {
   std::uint32_t bandwidth_gb_s = 0;  // peak memory bandwidth, GB/s (0 = not recorded)
   std::string_view source;           // short citation; the full one is in docs/gpus.md
   std::string_view slice_of;         // a MIG instance: the GPU it is cut from (empty: a whole GPU)
+  GpuArch arch;                      // the architecture: compute capability, bf16 and FP8 arithmetic
 };
 
 std::span<const GpuSpec> gpu_catalog() noexcept;

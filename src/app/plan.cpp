@@ -43,6 +43,7 @@ EngineInputs engine_inputs(const PlanRequest& q, const Resolved& r, const ModelS
   in.nodes = q.nodes.value_or(1);
   in.gpu_memory_bytes = q.hardware.vram_bytes;
   in.gpu_name = q.hardware.gpu != nullptr ? q.hardware.gpu->name : std::string_view();
+  in.gpu_arch = q.hardware.gpu != nullptr ? q.hardware.gpu->arch : kUnknownArch;
   in.memory_detail = q.hardware.detail;
   in.max_model_len = r.max_model_len;
   in.max_model_len_given = r.max_model_len_given;
@@ -174,6 +175,37 @@ Verdict decide(const PlanRequest& q, const Resolved& r, const PlanResult& out) {
   }
   v.fits = true;
   return v;
+}
+
+// What the GPU's arithmetic lacks for the dtypes planned (issue #12, compatibility warnings). The
+// memory is planned as asked: a format the hardware cannot compute in is stored as it is and
+// converted to compute, or the engine refuses it (docs/gpus.md, "Architectures").
+std::string arch_words(const GpuArch& a) { return fmt::format("{} ({})", a.target, a.family); }
+
+std::vector<std::string> hardware_warnings(const PlanRequest& q, const Resolved& r) {
+  std::vector<std::string> out;
+  if (q.hardware.gpu == nullptr) {
+    return out;
+  }
+  const GpuSpec& g = *q.hardware.gpu;
+  const bool fp8_kv = r.kv_dtype.name.starts_with("fp8");
+  const bool fp8_weights = r.weights.linear.name.starts_with("fp8") || r.weights.experts.name.starts_with("fp8");
+  if (!g.arch.fp8 && (fp8_kv || fp8_weights)) {
+    const std::string what = fp8_kv && fp8_weights ? "fp8 weights and KV cache" : fp8_kv ? "fp8 KV cache" : "fp8 weights";
+    out.push_back(fmt::format("the {} is {} and has no FP8 arithmetic (NVIDIA has it from sm_89, AMD from CDNA 3): "
+                              "the memory planned here holds the {} at one byte per element, but it is converted to "
+                              "16-bit to compute, so FP8 saves memory there, not time, and only kernels that convert "
+                              "it take it",
+                              g.name, arch_words(g.arch), what));
+  }
+  const bool bf16 = r.kv_dtype.name == "bf16" || r.weights.embeddings.name == "bf16" || r.weights.linear.name == "bf16";
+  if (!g.arch.bf16 && bf16) {
+    out.push_back(fmt::format("the {} is {} and has no bfloat16 arithmetic (NVIDIA has it from sm_80): a bf16 model is "
+                              "served there as fp16, the same two bytes per element and so the memory planned here, "
+                              "or refused, by engine and version (docs/engines.md)",
+                              g.name, arch_words(g.arch)));
+  }
+  return out;
 }
 
 }  // namespace
@@ -327,6 +359,11 @@ PlanResult plan(const PlanRequest& q, Depth depth) {
     out.longest_uncapped = longest_seq_len(m, one, p.kv_budget_bytes, kUncapped);
   }
   out.verdict = decide(q, r, out);
+  if (report) {
+    for (std::string& w : hardware_warnings(q, r)) {
+      out.request.warnings.push_back(std::move(w));
+    }
+  }
   if (report && !out.verdict.fits) {
     out.fixes = find_fixes(out);
   }

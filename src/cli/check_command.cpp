@@ -107,8 +107,8 @@ Outcome check_one(Deployment d, std::uint32_t margin_ppm) {
   } else {
     q.shape_at_max_len = true;  // no stated context: one request of the longest the server accepts
   }
-  o.warnings = q.warnings;
   const PlanResult r = plan(q);
+  o.warnings = r.request.warnings;  // the request's, then what the plan found (the GPU's missing arithmetic)
   const std::string who = fmt::format("{} on {} ({})", q.model_spec().name, q.hardware.label, engine_words(q));
   const std::string margin = margin_ppm > 0 ? fmt::format(" + {:g}% margin", margin_ppm / 1e4) : "";
   if (r.verdict.fits) {

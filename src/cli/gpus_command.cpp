@@ -17,8 +17,9 @@ int run_gpus(const GpusOptions& o, std::ostream& out) {
   Section s;
   Table t;
   t.key = "gpus";
-  t.columns = {{"name", "GPU"}, {"memory_bytes", "Memory (reported)"}, {"marketed", "Sold as"},
-               {"bandwidth_gb_s", "Bandwidth [GB/s]"}, {"source", "Source"}};
+  t.columns = {{"name", "GPU"}, {"memory_bytes", "Reported"}, {"marketed", "Sold as"},
+               {"bandwidth_gb_s", "BW [GB/s]"}, {"arch", "Arch"}, {"bf16", "BF16"}, {"fp8", "FP8"},
+               {"source", "Source"}};
   // MIG instances in a table of their own: each is a slice of a GPU above, planned one per process.
   Table mig;
   mig.key = "mig_instances";
@@ -31,9 +32,13 @@ int run_gpus(const GpusOptions& o, std::ostream& out) {
       continue;
     }
     t.rows.push_back({Cell::str(std::string(g.name)), Cell::bytes(g.memory_bytes), Cell::str(std::string(g.marketed)),
-                      Cell::count(g.bandwidth_gb_s), Cell::str(std::string(g.source))});
+                      Cell::count(g.bandwidth_gb_s), Cell::str(std::string(g.arch.target)), Cell::flag(g.arch.bf16),
+                      Cell::flag(g.arch.fp8), Cell::str(std::string(g.source))});
   }
-  t.notes.push_back("Memory is the total CUDA/HIP reports (what the engines budget from); use --gpu NAME or NAMExCOUNT.");
+  t.notes.push_back("Reported: the memory total CUDA/HIP reports (what the engines budget from); use --gpu NAME or "
+                    "NAMExCOUNT.");
+  t.notes.push_back("BF16 and FP8: the arithmetic the GPU has. An fp8 KV cache takes the same memory on every GPU; "
+                    "without FP8 it is converted to 16-bit to compute attention (docs/gpus.md, \"Architectures\").");
   mig.notes.push_back("The size nvidia-smi mig -lgip lists, the smallest seen across drivers; a process sees one "
                       "instance, so NAMExN is N replicas (docs/gpus.md).");
   s.tables.push_back(std::move(t));

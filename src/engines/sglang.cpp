@@ -307,7 +307,7 @@ EnginePrediction Sglang::predict(const EngineInputs& in) const {
       s.number(mem_fraction_static)
           .value_or(default_fraction(release, gpu_mib, in.tensor_parallel, in.pipeline_parallel, chunked,
                                      s.number(cuda_graph_max_bs).value_or(d.cuda_graph_max_bs), any_latent,
-                                     in.gpu_name.rfind("MI", 0) == 0, in.text && !s.has(mem_fraction_static) ? &why : nullptr)));
+                                     in.gpu_arch.vendor == GpuVendor::amd, in.text && !s.has(mem_fraction_static) ? &why : nullptr)));
   const std::uint64_t page = s.number(page_size).value_or(1);
   p.max_model_len = in.max_model_len;
   p.block_tokens = page;

@@ -203,25 +203,27 @@ int release_of(int minor, std::string_view text) {
 // them the large batch defaults by name: arg_utils.py _set_default_args_v1).
 bool h100_or_h200(std::string_view gpu) { return gpu.rfind("H100", 0) == 0 || gpu.rfind("H200", 0) == 0; }
 
-// GPUs of compute capability 9.0, where FlashAttention 3 takes an fp8 KV cache.
-bool hopper(std::string_view gpu) {
-  return h100_or_h200(gpu) || gpu == "H800" || gpu == "H20" || gpu == "GH200";
-}
+// GPUs of compute capability 9.0, where FlashAttention 3 takes an fp8 KV cache
+// (vllm/attention/utils/fa_utils.py flash_attn_supports_fp8).
+bool hopper(const GpuArch& a) { return a.vendor == GpuVendor::nvidia && a.compute_capability == 90; }
 
-// GPUs below compute capability 8.0 (Turing, Volta), which V1 did not run before 0.10.2.
-bool below_sm80(std::string_view gpu) { return gpu == "T4" || gpu.rfind("V100", 0) == 0; }
+// GPUs below compute capability 8.0 (Turing, Volta), which V1 did not run before 0.10.2
+// (_is_v1_supported_oracle: current_platform.get_device_capability().major < 8).
+bool below_sm80(const GpuArch& a) { return a.vendor == GpuVendor::nvidia && a.compute_capability < 80; }
 
 // How torch names those GPUs and their compute capability, for vLLM's own messages.
-std::pair<std::string_view, std::string_view> torch_device(std::string_view gpu) {
-  return gpu == "T4" ? std::pair{std::string_view("Tesla T4"), std::string_view("7.5")}
-                     : std::pair{std::string_view("Tesla V100"), std::string_view("7.0")};
+std::pair<std::string, std::string> torch_device(const EngineInputs& in) {
+  const std::string device = in.gpu_name == "T4"                  ? "Tesla T4"
+                             : in.gpu_name.rfind("V100", 0) == 0 ? "Tesla V100"
+                                                                   : std::string(in.gpu_name);
+  return {device, fmt::format("{}.{}", in.gpu_arch.compute_capability / 10, in.gpu_arch.compute_capability % 10)};
 }
 
 // vLLM 0.9+ loads a bf16 checkpoint as fp16 where the GPU has no bf16 (config/model.py
 // _resolve_auto_dtype, PR #17265); the same bytes, and the warning it logs.
 void note_bf16_fallback(const EngineInputs& in, EnginePrediction& p) {
-  if (in.text && below_sm80(in.gpu_name) && in.weights.embeddings.name == "bf16") {
-    const auto [device, capability] = torch_device(in.gpu_name);
+  if (in.text && below_sm80(in.gpu_arch) && in.weights.embeddings.name == "bf16") {
+    const auto [device, capability] = torch_device(in);
     p.log_lines.push_back(fmt::format("Your device '{}' (with compute capability {}) doesn't support torch.bfloat16. "
                                       "Falling back to torch.float16 for compatibility.",
                                       device, capability));
@@ -249,10 +251,10 @@ std::optional<std::string> v0_fallback(const EngineInputs& in, int release) {
   if (in.kv_dtype.block_bytes < 2 * in.kv_dtype.block_elems && release < kV1Fp8KvSince) {
     return std::string("an fp8 KV cache is not supported by V1 before 0.8.2");
   }
-  if (in.kv_dtype.block_bytes < 2 * in.kv_dtype.block_elems && release < kV1Fp8KvAnyGpuSince && !hopper(in.gpu_name)) {
+  if (in.kv_dtype.block_bytes < 2 * in.kv_dtype.block_elems && release < kV1Fp8KvAnyGpuSince && !hopper(in.gpu_arch)) {
     return std::string("an fp8 KV cache runs on V1 only where FlashAttention 3 takes it (Hopper) before 0.10");
   }
-  if (below_sm80(in.gpu_name) && release < kV1BelowSm80Since) {
+  if (below_sm80(in.gpu_arch) && release < kV1BelowSm80Since) {
     return fmt::format("the {} is below compute capability 8.0, which V1 runs from 0.10.2", in.gpu_name);
   }
   if (s.number(cpu_offload_gb).value_or(0) > 0 && release < kV1CpuOffloadSince) {
@@ -706,8 +708,8 @@ EnginePrediction Vllm::predict(const EngineInputs& in) const {
                             "not model; plan it as V0 (drop VLLM_USE_V1) or with vLLM 0.8 or later",
                             in.version_text));
   }
-  if (below_sm80(in.gpu_name) && in.weights.embeddings.name == "bf16") {
-    const auto [device, capability] = torch_device(in.gpu_name);
+  if (below_sm80(in.gpu_arch) && in.weights.embeddings.name == "bf16") {
+    const auto [device, capability] = torch_device(in);
     if (release < kBf16FallbackSince) {
       // vllm/worker/worker.py _check_if_gpu_supports_dtype (V0), vllm/platforms/cuda.py check_if_supports_dtype.
       EnginePrediction refused;

@@ -1,0 +1,87 @@
+// The GPU catalog's architectures (docs/gpus.md, "Architectures") and the warnings a plan gives
+// where the GPU lacks the arithmetic of a planned dtype (issue #12).
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "kvplan/cli.hpp"
+#include "kvplan/command_line.hpp"
+#include "kvplan/gpus.hpp"
+#include "kvplan/model_source.hpp"
+#include "kvplan/plan.hpp"
+
+using kvplan::GpuSpec;
+using kvplan::GpuVendor;
+
+namespace {
+
+const GpuSpec& gpu(std::string_view name) {
+  const auto catalog = kvplan::gpu_catalog();
+  const auto it = std::find_if(catalog.begin(), catalog.end(), [&](const GpuSpec& g) { return g.name == name; });
+  REQUIRE(it != catalog.end());
+  return *it;
+}
+
+std::vector<std::string> warnings_of(const std::string& gpu_text, const std::string& line) {
+  kvplan::CommandContext ctx;
+  ctx.hardware = gpu_text.ends_with("GB") ? kvplan::hardware_from_vram(gpu_text) : kvplan::hardware_from_gpu(gpu_text);
+  ctx.model = kvplan::load_preset("llama3.1-8b");
+  const kvplan::PlanResult r = kvplan::plan(kvplan::read_command_line(kvplan::shell_words(line), ctx));
+  return r.request.warnings;
+}
+
+bool mentions(const std::vector<std::string>& warnings, std::string_view text) {
+  return std::any_of(warnings.begin(), warnings.end(), [&](const std::string& w) { return w.find(text) != w.npos; });
+}
+
+}  // namespace
+
+TEST_CASE("catalog GPUs have the compute capability NVIDIA lists for them", "[gpus]") {
+  // developer.nvidia.com/cuda-gpus: Hopper 9.0, Ada 8.9, A100 8.0, GA10x 8.6, Turing 7.5, Volta 7.0,
+  // B200 10.0, B300 10.3, GeForce RTX 50 and RTX PRO Blackwell 12.0.
+  const std::pair<const char*, int> listed[] = {{"H100-SXM", 90}, {"H200", 90},      {"H20", 90},     {"L4", 89},
+                                                {"L40S", 89},     {"RTX-4090", 89},  {"A100-80GB", 80}, {"A10", 86},
+                                                {"RTX-3090", 86}, {"RTX-A6000", 86}, {"T4", 75},      {"V100-32GB", 70},
+                                                {"B200", 100},    {"B300", 103},     {"RTX-5090", 120}, {"RTX-PRO-6000", 120}};
+  for (const auto& [name, cc] : listed) {
+    INFO(name);
+    CHECK(gpu(name).arch.vendor == GpuVendor::nvidia);
+    CHECK(gpu(name).arch.compute_capability == cc);
+  }
+  CHECK(gpu("MI300X").arch.vendor == GpuVendor::amd);
+  CHECK(gpu("Mac-16GB").arch.vendor == GpuVendor::apple);
+}
+
+TEST_CASE("bf16 and FP8 arithmetic follow the architecture's feature tables", "[gpus]") {
+  for (const GpuSpec& g : kvplan::gpu_catalog()) {
+    INFO(g.name);
+    if (!g.slice_of.empty()) {
+      // A MIG instance is a slice of its GPU's own streaming multiprocessors.
+      CHECK(g.arch.target == gpu(g.slice_of).arch.target);
+      continue;
+    }
+    if (g.arch.vendor == GpuVendor::nvidia) {
+      // CUDA C++ Programming Guide: bf16 tensor cores from 8.0, FP8 (e4m3/e5m2) from 8.9.
+      CHECK(g.arch.bf16 == (g.arch.compute_capability >= 80));
+      CHECK(g.arch.fp8 == (g.arch.compute_capability >= 89));
+    }
+  }
+  // ROCm "Data types and precision support": FP8 on CDNA 3 (MI300) and CDNA 4 (MI355X), not CDNA 2.
+  CHECK(gpu("MI300X").arch.fp8);
+  CHECK(gpu("MI355X").arch.fp8);
+  CHECK_FALSE(gpu("MI250X").arch.fp8);
+  CHECK(gpu("MI250X").arch.bf16);
+}
+
+TEST_CASE("a plan warns where the GPU has no arithmetic for a dtype it plans", "[gpus][warnings]") {
+  const std::string fp8 = "vllm serve meta-llama/Llama-3.1-8B-Instruct --kv-cache-dtype fp8";
+  CHECK(mentions(warnings_of("RTX-3090", fp8), "RTX-3090 is sm_86 (Ampere) and has no FP8 arithmetic"));
+  CHECK(mentions(warnings_of("A100", fp8), "the fp8 KV cache at one byte per element"));
+  CHECK_FALSE(mentions(warnings_of("RTX-4090", fp8), "FP8 arithmetic"));
+  CHECK_FALSE(mentions(warnings_of("H100", fp8), "FP8 arithmetic"));
+  // Llama-3.1-8B's config.json: torch_dtype bfloat16.
+  const std::string plain = "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 4096";
+  CHECK(mentions(warnings_of("T4", plain), "T4 is sm_75 (Turing) and has no bfloat16 arithmetic"));
+  CHECK_FALSE(mentions(warnings_of("L4", plain), "bfloat16"));
+  CHECK(warnings_of("24GB", fp8).empty());  // a size alone: nothing is assumed missing
+}
