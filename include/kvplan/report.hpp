@@ -50,6 +50,8 @@ struct Table {
   std::vector<std::vector<Cell>> rows;
   std::vector<std::string> notes;
   bool data_only = false;  // data for JSON, CSV and charts (a time series): the text renderers print no table
+  bool in_text = true;     // false: the terminal and Markdown leave it to the page and the machine formats
+  bool curves = false;     // a chart of lines: the first column is the x axis, each count column a line
 };
 
 struct Section {

@@ -140,6 +140,45 @@ Table allocation_table(const PlanResult& x) {
   return t;
 }
 
+
+// The frontier again, as the page draws it (issue #12, "Pictures"): max batch by context length for
+// each KV dtype (paged, the same budget) and for contiguous allocation, which reserves max_model_len
+// for every sequence whatever its length. The engine-neutral arithmetic, as the tables above.
+Table curves_table(const PlanResult& x) {
+  Table t;
+  t.key = "curves";
+  t.title = "Max batch by context: each KV dtype paged, and contiguous (same budget)";
+  t.in_text = false;  // the kv_dtype and allocation tables say it in the terminal
+  t.curves = true;
+  const std::string sixteen = x.stage_model->torch_dtype == "fp16" ? "fp16" : "bf16";
+  const std::vector<std::string> names{sixteen, "fp8", "int8", "int4"};
+  t.columns = {{"seq_len", "Context [tokens]"}};
+  for (const std::string& n : names) {
+    t.columns.push_back({n + "_paged", n + " paged"});
+  }
+  t.columns.push_back({"contiguous", fmt::format("{} contiguous", x.r.kv_dtype.name)});
+  Deployment contiguous = x.shape;
+  contiguous.batch = 1;
+  contiguous.block_size = 1;
+  contiguous.seq_len = x.r.max_model_len;
+  const std::uint64_t reserved = kv_bytes_per_sequence(*x.stage_model, contiguous);
+  const std::uint64_t flat = reserved == 0 ? 0 : x.budget.kv_budget_bytes / reserved;
+  for (const std::uint64_t len : x.frontier_lengths) {
+    std::vector<Cell> row{Cell::tokens(len)};
+    for (const std::string& n : names) {
+      Deployment d = x.shape;
+      d.kv_dtype = *find_dtype(kv_dtypes(), n);
+      d.seq_len = len;
+      row.push_back(Cell::count(max_batch(*x.stage_model, d, x.budget.kv_budget_bytes)));
+    }
+    row.push_back(Cell::count(flat));
+    t.rows.push_back(std::move(row));
+  }
+  t.notes.push_back(fmt::format("Contiguous: every sequence reserves max_model_len ({} tokens) at {}.",
+                                with_commas(x.r.max_model_len), x.r.kv_dtype.name));
+  return t;
+}
+
 }  // namespace
 
 std::vector<Section> comparison_sections(const PlanResult& x) {
@@ -149,6 +188,7 @@ std::vector<Section> comparison_sections(const PlanResult& x) {
   s.tables.push_back(attention_table(x));
   s.tables.push_back(dtype_table(x));
   s.tables.push_back(allocation_table(x));
+  s.tables.push_back(curves_table(x));
   return {s};
 }
 

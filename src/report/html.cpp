@@ -4,6 +4,7 @@
 // mark carries its raw value (data-value), so a browser test can compare the page with the JSON.
 // The SVG renderer writes one of the same charts alone (--chart memory|frontier).
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <optional>
@@ -166,6 +167,96 @@ std::optional<std::string> batch_chart(const Table& t, const std::string& key, c
   return svg;
 }
 
+// A length on a log axis, compactly: "1K", "128K", or the digits when it is not a multiple of 1,024.
+std::string short_tokens(std::uint64_t n) {
+  return n % 1024 == 0 ? fmt::format("{}K", n / 1024) : with_commas(n);
+}
+
+// A line chart of a table whose first column is the x axis and whose count columns are the lines
+// (the frontier per KV dtype and allocation): both axes logarithmic, as batch × context is about
+// constant, so each paged line falls with slope -1 and contiguous allocation stays flat. Every
+// point is a mark with its value (data-value) and a <title>; a point of 0 sits on the x axis.
+std::optional<std::string> curve_chart(const Table& t, const std::string& key, const std::string& title) {
+  std::vector<std::size_t> lines;
+  for (std::size_t c = 1; c < t.columns.size(); ++c) {
+    if (!t.rows.empty() && t.rows.front()[c].kind == Cell::Kind::count) {
+      lines.push_back(c);
+    }
+  }
+  if (!t.curves || lines.empty() || t.rows.size() < 2) {
+    return std::nullopt;
+  }
+  std::uint64_t top = 1;
+  std::uint64_t x_min = UINT64_MAX;
+  std::uint64_t x_max = 1;
+  for (const auto& row : t.rows) {
+    x_min = std::min(x_min, std::max<std::uint64_t>(row[0].n, 1));
+    x_max = std::max(x_max, row[0].n);
+    for (const std::size_t c : lines) {
+      top = std::max(top, row[c].n);
+    }
+  }
+  const double decades = std::max(1.0, std::ceil(std::log10(static_cast<double>(top))));
+  const double left = 70;
+  const double width = 520;
+  const double plot = 240;
+  const double span = std::max(std::log2(static_cast<double>(x_max) / static_cast<double>(x_min)), 1.0);
+  auto x_of = [&](std::uint64_t n) {
+    return left + width * std::log2(static_cast<double>(std::max<std::uint64_t>(n, 1)) / static_cast<double>(x_min)) /
+                      span;
+  };
+  const double zero_gap = 16;  // 0 sits on the x axis, below 1
+  auto y_of = [&](std::uint64_t n) {
+    return 50 + plot - (n == 0 ? 0.0 : zero_gap + (plot - zero_gap) * std::log10(static_cast<double>(n)) / decades);
+  };
+  const double height = 110 + plot + 20 * static_cast<double>(lines.size());
+  std::string svg = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" data-chart=\"{}\" width=\"760\" height=\"{:.0f}\" "
+      "viewBox=\"0 0 760 {:.0f}\" role=\"img\" aria-label=\"{}\">\n<title>{}</title>\n"
+      "<text x=\"20\" y=\"20\" font-size=\"13\" font-weight=\"bold\">{}</text>\n"
+      "<text x=\"20\" y=\"38\" font-size=\"12\">concurrent sequences (log scale) against {} (log scale)</text>\n"
+      "<line x1=\"{:.0f}\" y1=\"50\" x2=\"{:.0f}\" y2=\"{:.0f}\" stroke=\"#999\"/>"
+      "<line x1=\"{:.0f}\" y1=\"{:.0f}\" x2=\"{:.0f}\" y2=\"{:.0f}\" stroke=\"#999\"/>\n",
+      esc(key), height, height, esc(title), esc(title), esc(title), esc(t.columns[0].label), left, left, 50 + plot,
+      left, 50 + plot, left + width, 50 + plot);
+  svg += fmt::format("<text x=\"{:.0f}\" y=\"{:.1f}\" font-size=\"11\" text-anchor=\"end\">0</text>\n", left - 6,
+                     y_of(0) + 4);
+  for (double d = 0; d <= decades; ++d) {
+    const auto n = static_cast<std::uint64_t>(std::llround(std::pow(10.0, d)));
+    svg += fmt::format("<text x=\"{:.0f}\" y=\"{:.1f}\" font-size=\"11\" text-anchor=\"end\">{}</text>\n", left - 6,
+                       y_of(n) + 4, with_commas(n));
+  }
+  for (const auto& row : t.rows) {
+    svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.0f}\" font-size=\"11\" text-anchor=\"middle\">{}</text>\n",
+                       x_of(row[0].n), 50 + plot + 16, short_tokens(row[0].n));
+  }
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::size_t c = lines[i];
+    const std::string_view colour = kColours[i % 5];
+    const std::string dash = i >= 4 ? " stroke-dasharray=\"6 4\"" : "";
+    std::string points;
+    std::string marks;
+    for (std::size_t r = 0; r < t.rows.size(); ++r) {
+      const double x = x_of(t.rows[r][0].n);
+      const double y = y_of(t.rows[r][c].n);
+      points += fmt::format("{}{:.1f},{:.1f}", points.empty() ? "" : " ", x, y);
+      marks += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\" data-key=\"{}\" data-series=\"{}\" "
+                           "data-row=\"{}\" data-value=\"{}\"><title>{}: {} at {} tokens</title></circle>\n",
+                           x, y, colour, esc(key), esc(t.columns[c].key), r, t.rows[r][c].n, esc(t.columns[c].label),
+                           with_commas(t.rows[r][c].n), with_commas(t.rows[r][0].n));
+    }
+    const double legend = 50 + plot + 44 + 20 * static_cast<double>(i);
+    svg += fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"{} points=\"{}\"/>\n{}"
+                       "<rect x=\"{:.0f}\" y=\"{:.0f}\" width=\"14\" height=\"10\" fill=\"{}\"/>"
+                       "<text x=\"{:.0f}\" y=\"{:.0f}\" font-size=\"12\">{}: {} at {} tokens, {} at {}</text>\n",
+                       colour, dash, points, marks, left, legend - 9, colour, left + 20, legend, esc(t.columns[c].label),
+                       with_commas(t.rows.front()[c].n), with_commas(t.rows.front()[0].n), with_commas(t.rows.back()[c].n),
+                       with_commas(t.rows.back()[0].n));
+  }
+  svg += "</svg>\n";
+  return svg;
+}
+
 // A line chart of a time series (simulate's: one line per allocator of the tokens it holds at
 // each step, against the most any allocator reserved), each line's last value labelled.
 std::optional<std::string> series_chart(const Table& t, const std::string& key, const std::string& title) {
@@ -228,7 +319,7 @@ std::optional<std::string> series_chart(const Table& t, const std::string& key, 
 }
 
 // The charts of a document, in the order the page shows them: memory, then every table with a
-// max_batch column (the frontier first), then time series.
+// max_batch column (the frontier first, then its curves), then time series.
 std::vector<std::pair<std::string, std::string>> charts(const Document& doc) {
   std::vector<std::pair<std::string, std::string>> out;
   if (auto m = memory_chart(doc)) {
@@ -239,12 +330,19 @@ std::vector<std::pair<std::string, std::string>> charts(const Document& doc) {
       // The key JSON gives the table: "frontier", "compare.kv_dtype", "with_fix.frontier".
       const std::string key = s.key.empty() ? t.key : s.key + "." + t.key;
       const std::string title = t.title.empty() ? s.title : s.title.empty() ? t.title : s.title + ": " + t.title;
-      if (auto c = batch_chart(t, key, title)) {
+      if (auto curve = curve_chart(t, key, title)) {
+        out.emplace_back(key, std::move(*curve));
+      } else if (auto c = batch_chart(t, key, title)) {
         out.emplace_back(key, std::move(*c));
       } else if (auto line = series_chart(t, "simulate", title)) {
         out.emplace_back("simulate", std::move(*line));  // --chart simulate: the one time series there is
       }
     }
+  }
+  // Line charts of the frontier (per KV dtype and allocation) follow the frontier's own bars.
+  const auto frontier = std::find_if(out.begin(), out.end(), [](const auto& c) { return c.first == "frontier"; });
+  if (frontier != out.end()) {
+    std::stable_partition(std::next(frontier), out.end(), [](const auto& c) { return c.first.ends_with("curves"); });
   }
   return out;
 }

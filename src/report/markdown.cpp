@@ -65,7 +65,7 @@ void render_markdown(const Document& doc, std::ostream& out) {
       out << '\n';
     }
     for (const Table& t : s.tables) {
-      if (!t.data_only) {
+      if (!t.data_only && t.in_text) {
         write_table(t, out);
       }
     }

@@ -345,7 +345,7 @@ void render_table(const Document& doc, std::ostream& out, const View& view) {
   }
   for (const Section& s : doc.sections) {
     const bool no_tables =
-        std::all_of(s.tables.begin(), s.tables.end(), [](const Table& t) { return t.data_only; });
+        std::all_of(s.tables.begin(), s.tables.end(), [](const Table& t) { return t.data_only || !t.in_text; });
     if (s.title.empty() && s.fields.empty() && no_tables && s.notes.empty()) {
       continue;
     }
@@ -355,7 +355,7 @@ void render_table(const Document& doc, std::ostream& out, const View& view) {
     }
     write_fields(s.fields, out, view);
     for (const Table& t : s.tables) {
-      if (t.data_only) {
+      if (t.data_only || !t.in_text) {
         continue;
       }
       if (!s.fields.empty() || &t != &s.tables.front()) {
