@@ -110,6 +110,15 @@ constexpr std::array kGpus{
             "go-nvml mock a100.go MemorySizeMB 40192; -lgip 39.25 GiB", "A100-40GB", kAmpere},
     GpuSpec{"A100-80GB-MIG-2g.20gb", "a100-sxm4-80gb-mig-2g.20gb", 19968ULL << 20, "2g.20gb of 80 GB", 0,
             "nvidia-smi MIG device 19968MiB (XuehaiPan/nvitop PR #8)", "A100-80GB", kAmpere},
+    GpuSpec{"A100-80GB-MIG-1g.10gb", "a100-sxm4-80gb-mig-1g.10gb a100-80gb-pcie-mig-1g.10gb", 9728ULL << 20,
+            "1g.10gb of 80 GB", 0, "-lgip 9.50 GiB (three public A100 80GB setup notes, docs/gpus.md)", "A100-80GB", kAmpere},
+    GpuSpec{"A100-80GB-MIG-3g.40gb", "a100-sxm4-80gb-mig-3g.40gb a100-80gb-pcie-mig-3g.40gb", 40192ULL << 20,
+            "3g.40gb of 80 GB", 0, "-lgip 39.25 GiB (three public A100 80GB setup notes, docs/gpus.md)", "A100-80GB", kAmpere},
+    GpuSpec{"A100-80GB-MIG-4g.40gb", "a100-sxm4-80gb-mig-4g.40gb a100-80gb-pcie-mig-4g.40gb", 40192ULL << 20,
+            "4g.40gb of 80 GB", 0, "-lgip 39.25 GiB (three public A100 80GB setup notes, docs/gpus.md)", "A100-80GB", kAmpere},
+    GpuSpec{"A100-80GB-MIG-7g.80gb", "a100-sxm4-80gb-mig-7g.80gb a100-80gb-pcie-mig-7g.80gb", 80640ULL << 20,
+            "7g.80gb of 80 GB", 0, "-lgip 78.75 GiB, the smaller of two drivers' (79.00 in two notes; docs/gpus.md)",
+            "A100-80GB", kAmpere},
     GpuSpec{"H100-NVL-MIG-1g.12gb", "h100-nvl-mig-1g.12gb", 11008ULL << 20, "1g.12gb of 94 GB", 0,
             "-lgip 10.75 GiB (NVIDIA/gpu-operator PR #900)", "H100-NVL", kHopper},
     GpuSpec{"H100-NVL-MIG-1g.24gb", "h100-nvl-mig-1g.24gb", 22144ULL << 20, "1g.24gb of 94 GB", 0,
@@ -161,6 +170,47 @@ std::span<const GpuSpec> gpu_catalog() noexcept { return kGpus; }
 GpuChoice parse_gpu(std::string_view text) {
   GpuChoice choice;
   std::string name(text);
+  auto find = [](const std::string& wanted) -> const GpuSpec* {
+    for (const GpuSpec& g : kGpus) {
+      if (squash(g.name) == wanted) {
+        return &g;
+      }
+      for (std::string_view rest = g.aliases; !rest.empty();) {
+        const std::size_t sp = rest.find(' ');
+        if (squash(rest.substr(0, sp)) == wanted) {
+          return &g;
+        }
+        rest = sp == std::string_view::npos ? std::string_view{} : rest.substr(sp + 1);
+      }
+    }
+    return nullptr;
+  };
+  // A name alone: the catalog's names and aliases, a MIG profile after the GPU's name without "MIG"
+  // ("A100-80GB-3g.40gb", as schedulers' profile names read: the instance A100-80GB-MIG-3g.40gb),
+  // and the name the driver reports ("NVIDIA H100 80GB HBM3", "NVIDIA H200 MIG 1g.18gb": nvidia-smi,
+  // torch.cuda.get_device_name), as node labels give it.
+  auto lookup = [&find](const std::string& text_name) -> const GpuSpec* {
+    const std::string key = squash(text_name);
+    if (const GpuSpec* g = find(key)) {
+      return g;
+    }
+    if (const std::size_t dot = key.rfind("g."); dot != std::string::npos && key.ends_with("gb")) {
+      std::size_t start = dot;
+      while (start > 0 && std::isdigit(static_cast<unsigned char>(key[start - 1])) != 0) {
+        --start;
+      }
+      if (start < dot && start > 0 && !key.substr(0, start).ends_with("mig")) {
+        if (const GpuSpec* g = find(key.substr(0, start) + "mig" + key.substr(start))) {
+          return g;
+        }
+      }
+    }
+    return gpu_from_reported_name(text_name);
+  };
+  // The whole text first: "RTX 4090" and "NVIDIA GeForce RTX 4090" name one GPU, not 4,090 of "RT".
+  if ((choice.gpu = lookup(name)) != nullptr) {
+    return choice;
+  }
   auto trim = [](std::string t) {
     while (!t.empty() && t.back() == ' ') {
       t.pop_back();
@@ -170,41 +220,36 @@ GpuChoice parse_gpu(std::string_view text) {
     }
     return t;
   };
-  auto set_count = [&](std::string_view digits) {
-    choice.count = static_cast<std::uint32_t>(parse_count("--gpu", digits, 4096));
-    choice.count_given = true;
-  };
   auto digits_only = [](std::string_view t) {
     return !t.empty() && t.find_first_not_of("0123456789") == std::string_view::npos;
   };
-  // NAMExN, NAME xN, NAME:N (SkyPilot's accelerators), NxNAME, N x NAME.
+  // NAME:N (SkyPilot's accelerators), NAMExN, NAME xN, NxNAME, N x NAME: the first split whose name
+  // is a GPU ("2x RTX 4090" is two, though "RTX 4090" also ends in x and digits).
+  struct Split {
+    std::string name, count;
+  };
+  std::vector<Split> splits;
   if (const std::size_t colon = name.rfind(':'); colon != std::string::npos && digits_only(trim(name.substr(colon + 1)))) {
-    set_count(trim(name.substr(colon + 1)));
-    name = trim(name.substr(0, colon));
-  } else if (const std::size_t x = name.find_last_of("xX"); x != std::string::npos && x > 0 &&
-                                                            digits_only(trim(name.substr(x + 1)))) {
-    set_count(trim(name.substr(x + 1)));
-    name = trim(name.substr(0, x));
-  } else if (const std::size_t p = name.find_first_of("xX"); p != std::string::npos && p > 0 &&
-                                                             digits_only(trim(name.substr(0, p)))) {
-    set_count(trim(name.substr(0, p)));
-    name = trim(name.substr(p + 1));
+    splits.push_back({trim(name.substr(0, colon)), trim(name.substr(colon + 1))});
+  }
+  if (const std::size_t x = name.find_last_of("xX"); x != std::string::npos && x > 0 && digits_only(trim(name.substr(x + 1)))) {
+    splits.push_back({trim(name.substr(0, x)), trim(name.substr(x + 1))});
+  }
+  if (const std::size_t p = name.find_first_of("xX"); p != std::string::npos && p > 0 && digits_only(trim(name.substr(0, p)))) {
+    splits.push_back({trim(name.substr(p + 1)), trim(name.substr(0, p))});
+  }
+  for (const Split& sp : splits) {
+    if (const GpuSpec* g = lookup(sp.name)) {
+      choice.gpu = g;
+      choice.count = static_cast<std::uint32_t>(parse_count("--gpu", sp.count, 4096));
+      choice.count_given = true;
+      return choice;
+    }
+  }
+  if (!splits.empty()) {
+    name = splits.front().name;  // the name the suggestions are for
   }
   const std::string key = squash(name);
-  for (const GpuSpec& g : kGpus) {
-    std::vector<std::string> keys{squash(g.name)};
-    for (std::string_view rest = g.aliases; !rest.empty();) {
-      const std::size_t sp = rest.find(' ');
-      keys.push_back(squash(rest.substr(0, sp)));
-      rest = sp == std::string_view::npos ? std::string_view{} : rest.substr(sp + 1);
-    }
-    for (const std::string& k : keys) {
-      if (k == key) {
-        choice.gpu = &g;
-        return choice;
-      }
-    }
-  }
   // Suggestions from the same vendor and class as the text: an AMD Instinct for "mi...", a
   // consumer or workstation card for "rtx..."/"gtx...", a data-centre NVIDIA GPU otherwise.
   auto family = [](std::string_view squashed) {

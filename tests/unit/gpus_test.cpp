@@ -85,3 +85,23 @@ TEST_CASE("a plan warns where the GPU has no arithmetic for a dtype it plans", "
   CHECK_FALSE(mentions(warnings_of("L4", plain), "bfloat16"));
   CHECK(warnings_of("24GB", fp8).empty());  // a size alone: nothing is assumed missing
 }
+
+TEST_CASE("the GPU names people and drivers write resolve", "[gpus]") {
+  using kvplan::parse_gpu;
+  // Marketing names with a space and a trailing number are one GPU, not a count ("RTX 4090" is
+  // not 4,090 of "RT"); counts go before or after the name.
+  CHECK(parse_gpu("RTX 4090").gpu->name == "RTX-4090");
+  CHECK_FALSE(parse_gpu("RTX 4090").count_given);
+  CHECK(parse_gpu("2x RTX 4090").gpu->name == "RTX-4090");
+  CHECK(parse_gpu("2x RTX 4090").count == 2);
+  CHECK(parse_gpu("RTX 4090x2").count == 2);
+  CHECK(parse_gpu("MI300Xx8").count == 8);
+  // nvidia-smi --query-gpu=name (the names docs/gpus.md cites): whole GPUs and MIG instances.
+  CHECK(parse_gpu("NVIDIA GeForce RTX 4090").gpu->name == "RTX-4090");
+  CHECK(parse_gpu("NVIDIA H100 80GB HBM3").gpu->name == "H100-SXM");
+  CHECK(parse_gpu("NVIDIA H200 MIG 1g.18gb").gpu->name == "H200-MIG-1g.18gb");
+  CHECK(parse_gpu("NVIDIA A100-SXM4-80GB MIG 3g.40gb").gpu->name == "A100-80GB-MIG-3g.40gb");
+  // A profile after the GPU's name without "MIG" (issue #12's A100-80GB-3g.40gb).
+  CHECK(parse_gpu("A100-80GB-3g.40gb").gpu->name == "A100-80GB-MIG-3g.40gb");
+  CHECK(parse_gpu("A100-80GB-3g.40gb").gpu->memory_bytes == 40192ULL << 20);  // -lgip 39.25 GiB
+}

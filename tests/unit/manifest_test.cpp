@@ -53,7 +53,8 @@ TEST_CASE("node labels and instance types name the GPU", "[manifest]") {
   CHECK(gpu_of("nvidia.com/gpu.product", "NVIDIA-A100-SXM4-40GB-MIG-3g.20gb") == "A100-40GB-MIG-3g.20gb");
   CHECK(gpu_of("nvidia.com/gpu.product", "A100-SXM4-40GB-MIG-1g.5gb") == "A100-40GB-MIG-1g.5gb");
   CHECK(kvplan::gpu_from_reported_name("NVIDIA H200 MIG 1g.18gb")->name == "H200-MIG-1g.18gb");
-  CHECK(kvplan::gpu_from_reported_name("NVIDIA A100-SXM4-80GB MIG 1g.10gb") == nullptr);  // no citable size: not the whole GPU
+  CHECK(kvplan::gpu_from_reported_name("NVIDIA A100-SXM4-80GB MIG 1g.10gb")->name == "A100-80GB-MIG-1g.10gb");
+  CHECK(kvplan::gpu_from_reported_name("NVIDIA A100-SXM4-80GB MIG 1g.20gb") == nullptr);  // no citable size: not the whole GPU
   CHECK(gpu_of("nvidia.com/gpu.product", "NVIDIA-A100-SXM4-80GB") == "A100-80GB");
   CHECK(gpu_of("nvidia.com/gpu.product", "Tesla-T4-SHARED") == "T4");
   CHECK(gpu_of("nvidia.com/gpu.product", "NVIDIA-GeForce-RTX-4090") == "RTX-4090");
