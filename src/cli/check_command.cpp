@@ -381,7 +381,7 @@ void setup_check(CLI::App& app, CheckOptions& o) {
   app.add_option("--vram", o.vram, "For an engine command line: memory per GPU instead of --gpu");
   app.add_option("--model,-m", o.model, "For an engine command line: the model's built-in name (when it names a file kvplan cannot read)");
   app.add_option("--config", o.config, "For an engine command line: the model's config.json");
-  app.add_option("--concurrency,--batch", o.concurrency, "For an engine command line: concurrent requests to serve");
+  app.add_option("--concurrency,--batch,-b", o.concurrency, "For an engine command line: concurrent requests to serve");
   app.add_option("--seq-len,-s", o.seq_len, "For an engine command line: tokens per request (default: the longest it "
                                             "accepts)");
   app.add_option("--margin", o.margin, "Demand headroom: serve this much more concurrency, e.g. 5% (default 0)");

@@ -318,7 +318,7 @@ void setup_sweep(CLI::App& app, SweepOptions& o) {
   app.add_option("--weight-dtype", o.weight_dtypes, "Weight formats (default auto, the checkpoint's)");
   app.add_option("--pp", o.pps, "Pipeline-parallel sizes (default 1); tp = count / (pp × dp)");
   app.add_option("--dp", o.dps, "Data-parallel replicas (default 1); each holds the model on count / dp GPUs");
-  app.add_option("--utilization", o.utilization, "The engine's memory fraction at every point (its default otherwise)");
+  app.add_option("--utilization,-u", o.utilization, "The engine's memory fraction at every point (its default otherwise)");
   app.add_option("--max-model-len", o.max_model_len, "Longest request the server accepts at every point");
   app.add_option("--seq-len,-s", o.seq_lens, "Context lengths (default 8k)");
   app.add_option("--batch,-b", o.batch, "Concurrent sequences each point must serve to fit (default 1)");
