@@ -65,7 +65,7 @@ Table attention_table(const PlanResult& x) {
   Table t;
   t.key = "attention";
   t.title = fmt::format("Attention: same budget, {} × {} tokens", with_commas(x.shape.batch), with_commas(x.shape.seq_len));
-  t.columns = {{"variant", "Variant"},           {"kv_bytes_per_token", "KV/token"}, {"kv_bytes_per_sequence", "KV/seq"},
+  t.columns = {{"variant", "Variant"},           {"kv_bytes_per_token", "KV/token (model)"}, {"kv_bytes_per_sequence", "KV/seq"},
                {"max_batch", "Max batch"},       {"relative", "Relative"}};
   std::uint64_t base = 0;
   for (const Variant& v : variants) {
@@ -184,7 +184,7 @@ Table curves_table(const PlanResult& x) {
 std::vector<Section> comparison_sections(const PlanResult& x) {
   Section s;
   s.key = "compare";
-  s.title = "Comparisons";
+  s.title = "Comparisons: KV/seq per GPU, max batch per replica";
   s.tables.push_back(attention_table(x));
   s.tables.push_back(dtype_table(x));
   s.tables.push_back(allocation_table(x));

@@ -418,7 +418,8 @@ Section frontier_section(const PlanResult& x) {
   if (x.r.dp > 1) {
     t.notes.push_back(fmt::format("Per replica; the {} data-parallel replicas serve {} times as many.", x.r.dp, x.r.dp));
   }
-  t.notes.push_back(neutral(q) ? fmt::format("Max batch: concurrent sequences per {} (paged, blocks of {} tokens).",
+  t.notes.push_back(neutral(q) ? fmt::format("Max batch: concurrent sequences per {} (paged, blocks of {} tokens); "
+                                             "KV/seq per GPU.",
                                              x.r.tp > 1 ? "tensor-parallel group" : "GPU", x.engine.block_tokens)
                                : fmt::format("Max batch: concurrent requests of that length under {}'s own accounting; "
                                              "KV/seq is the engine-neutral size.",

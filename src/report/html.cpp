@@ -329,7 +329,7 @@ std::vector<std::pair<std::string, std::string>> charts(const Document& doc) {
     for (const Table& t : s.tables) {
       // The key JSON gives the table: "frontier", "compare.kv_dtype", "with_fix.frontier".
       const std::string key = s.key.empty() ? t.key : s.key + "." + t.key;
-      const std::string title = t.title.empty() ? s.title : s.title.empty() ? t.title : s.title + ": " + t.title;
+      const std::string title = t.title.empty() ? s.title : t.title;  // a table's own title says what it compares
       if (auto curve = curve_chart(t, key, title)) {
         out.emplace_back(key, std::move(*curve));
       } else if (auto c = batch_chart(t, key, title)) {
