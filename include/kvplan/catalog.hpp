@@ -60,6 +60,7 @@ struct PresetMatch {
   std::string weight_dtype;  // "int4", "fp8", "nvfp4" ...: set by a quantization suffix ("" for none)
   std::string suffix;        // the suffix as the user wrote it ("-AWQ")
   std::string note;          // what the suffix means, for the report ("AWQ int4")
+  std::string method;        // the quantization method it names, as quant_method spells it ("awq"; "" for none)
 };
 
 /// Like lookup_preset, saying which quantization suffix (if any) led to the base preset.

@@ -149,6 +149,9 @@ struct ModelSpec {
   std::string expert_weight_dtype;        // set when experts ship quantized (gpt-oss: mxfp4)
   std::string checkpoint_weight_dtype;    // set when all weights ship quantized (DeepSeek-V3: fp8)
   std::string attention_weight_dtype;     // set when a quantized checkpoint leaves the attention 16-bit
+  /// The checkpoint's quantization method as it states it (quantization_config.quant_method: "awq",
+  /// "gptq", "bitsandbytes", "fp8", "mxfp4" ...) or as a re-upload's name does; empty when none.
+  std::string quant_method;
   /// The keys config.json left out and their configuration class's defaults filled in, as
   /// "num_attention_heads 8, vocab_size 262208 (Gemma3TextConfig)"; empty when none were.
   std::string defaults_note;

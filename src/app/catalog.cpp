@@ -157,28 +157,29 @@ struct QuantSuffix {
   std::string_view suffix;  // lowercase, longest first where one ends another
   std::string_view dtype;   // kvplan weight dtype, "" when the name does not say
   std::string_view note;
+  std::string_view method = {};  // quantization_config.quant_method in those repositories ("" where it varies)
 };
 constexpr QuantSuffix kQuantSuffixes[] = {
-    {"-gptq-int4", "int4", "GPTQ int4"},
-    {"-gptq-int8", "int8", "GPTQ int8"},
-    {"-awq-int4", "int4", "AWQ int4"},
-    {"-awq", "int4", "AWQ int4"},
-    {"-gptq", "int4", "GPTQ int4"},
+    {"-gptq-int4", "int4", "GPTQ int4", "gptq"},
+    {"-gptq-int8", "int8", "GPTQ int8", "gptq"},
+    {"-awq-int4", "int4", "AWQ int4", "awq"},
+    {"-awq", "int4", "AWQ int4", "awq"},
+    {"-gptq", "int4", "GPTQ int4", "gptq"},
     {"-int4", "int4", "int4"},
     {"-int8", "int8", "int8"},
-    {"-fp8-dynamic", "fp8", "FP8 (dynamic activation scales)"},
+    {"-fp8-dynamic", "fp8", "FP8 (dynamic activation scales)", "compressed-tensors"},
     {"-fp8-static", "fp8", "FP8"},
     {"-fp8", "fp8", "FP8"},
-    {"-quantized.w4a16", "int4", "W4A16 int4"},
-    {"-quantized.w8a8", "int8", "W8A8 int8"},
+    {"-quantized.w4a16", "int4", "W4A16 int4", "compressed-tensors"},
+    {"-quantized.w8a8", "int8", "W8A8 int8", "compressed-tensors"},
     {"-w4a16", "int4", "W4A16 int4"},
     {"-w8a8", "int8", "W8A8 int8"},
     {"-w8a8-fp8", "fp8", "W8A8 FP8"},
     {"-nvfp4", "nvfp4", "NVFP4"},
     {"-mxfp4", "mxfp4", "MXFP4"},
-    {"-unsloth-bnb-4bit", "nf4", "bitsandbytes nf4"},
-    {"-bnb-4bit", "nf4", "bitsandbytes nf4"},
-    {"-bnb-8bit", "int8", "bitsandbytes int8"},
+    {"-unsloth-bnb-4bit", "nf4", "bitsandbytes nf4", "bitsandbytes"},
+    {"-bnb-4bit", "nf4", "bitsandbytes nf4", "bitsandbytes"},
+    {"-bnb-8bit", "int8", "bitsandbytes int8", "bitsandbytes"},
     // A -GGUF repository holds one file per quantization; its name does not say which.
     {"-gguf", "", "a GGUF repository, one file per quantization; the weights are shown in the model's dtype until --weight-dtype names the file's"},
 };
@@ -229,7 +230,7 @@ std::string family_of(std::string_view name) {
 
 std::optional<PresetMatch> resolve_preset(std::string_view name) {
   if (auto i = find_file(name)) {
-    return PresetMatch{&catalog().at(*i), {}, {}, {}};
+    return PresetMatch{&catalog().at(*i), {}, {}, {}, {}};
   }
   const std::string lowered = to_lower(name);
   for (const QuantSuffix& q : kQuantSuffixes) {
@@ -237,7 +238,8 @@ std::optional<PresetMatch> resolve_preset(std::string_view name) {
       const std::string_view base = name.substr(0, name.size() - q.suffix.size());
       if (auto i = find_file(base)) {
         return PresetMatch{&catalog().at(*i), std::string(q.dtype),
-                           std::string(name.substr(name.size() - q.suffix.size())), std::string(q.note)};
+                           std::string(name.substr(name.size() - q.suffix.size())), std::string(q.note),
+                           std::string(q.method)};
       }
     }
   }

@@ -99,6 +99,7 @@ void read_quantization(const HFields& holder, ModelSpec& m) {
     return;
   }
   const std::string method = qf->string("quant_method").value_or("");
+  m.quant_method = method;
   bool attention_kept = false;
   std::string dtype;
   if (method == "fp8" || method == "fbgemm_fp8") {

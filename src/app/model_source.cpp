@@ -305,6 +305,7 @@ ModelChoice load_preset(std::string_view name) {
     if (!match->weight_dtype.empty()) {
       auto quantized = std::make_shared<ModelSpec>(p.spec);
       quantized->checkpoint_weight_dtype = match->weight_dtype;
+      quantized->quant_method = match->method;
       quantized->expert_weight_dtype.clear();
       quantized->attention_weight_dtype.clear();
       c.spec = std::move(quantized);

@@ -682,6 +682,23 @@ Document describe(const PlanResult& x) { return describe_plan(x, true); }
 
 namespace {
 
+// The weights as the header names them (issue #12: the real format): the experts' format where it
+// differs ("mxfp4 experts, bf16": gpt-oss), and the checkpoint's packing where its method names one
+// ("awq int4", "gptq int4", "bnb nf4") and the weights are the checkpoint's own.
+std::string weights_words(const PlanResult& x) {
+  const ModelSpec& m = x.request.model_spec();
+  const WeightFormat& w = x.r.weights;
+  std::string out(w.linear.name);
+  const std::string_view method = m.quant_method == "bitsandbytes" ? std::string_view("bnb") : m.quant_method;
+  if ((method == "awq" || method == "gptq" || method == "bnb") && m.checkpoint_weight_dtype == w.linear.name) {
+    out = fmt::format("{} {}", method, out);
+  }
+  if (m.params.experts > 0 && !(w.experts == w.linear)) {
+    out = fmt::format("{} experts, {}", w.experts.name, out);
+  }
+  return out;
+}
+
 Document describe_plan(const PlanResult& x, bool comparisons) {
   const PlanRequest& q = x.request;
   Document doc;
@@ -692,7 +709,7 @@ Document describe_plan(const PlanResult& x, bool comparisons) {
   extra += x.r.dp > 1 ? fmt::format(" · {} replicas", x.r.dp) : "";
   doc.title = fmt::format("kvplan {} · {} on {} · {} · tp {}{} · KV {} · weights {}", q.version_banner,
                           q.model_spec().name, q.hardware.label, engine, x.r.tp, extra, x.r.kv_dtype.name,
-                          x.r.weights.linear.name);
+                          weights_words(x));
   doc.sections.push_back(answer_section(x));
   doc.sections.push_back(model_section(x));
   if (x.verdict.cause == Cause::refused) {
