@@ -599,6 +599,12 @@ PlanRequest read_prefixed(const Prefix& pre, const CommandContext& ctx) {
   } else if (weights) {
     q.weights = weight_format(q.model_spec(), *weights);
     q.weights_label = quant_text ? *quant_text : *dtype_text;
+    if (quant_text) {
+      // The method the engine runs (its model_config.quantization), which its rules may read.
+      auto spec = std::make_shared<ModelSpec>(q.model_spec());
+      spec->quant_method = to_lower(*quant_text);
+      q.model.spec = std::move(spec);
+    }
   } else {
     (void)weight_format(q.model_spec(), "auto");
   }

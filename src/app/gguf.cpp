@@ -418,6 +418,7 @@ GgufModel build(Header& h, std::string_view origin, std::string_view name_of_mod
                           "converted before MLA caching (no deepseek2.attention.key_length_mla): K and V are cached "
                           "per head, not the latent";
   }
+  spec.quant_method = "gguf";  // as vLLM names a .gguf checkpoint's quantization (check_gguf_file)
   GgufModel g;
   g.architecture = *arch;
   g.tensors = h.tensors;

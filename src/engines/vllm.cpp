@@ -44,6 +44,8 @@ constexpr int kV1Fp8KvSince = 802;            // fp8 KV on V1 where FlashAttenti
 constexpr int kV1Fp8KvAnyGpuSince = 1000;     // current_platform.is_kv_cache_dtype_supported (0.10.0)
 constexpr int kV1BelowSm80Since = 1002;       // the compute-capability < 8.0 fallback removed (0.10.2)
 constexpr int kV1CpuOffloadSince = 803;       // --cpu-offload-gb no longer forces V0 (0.8.3)
+constexpr int kV1BitsAndBytesSince = 803;     // bitsandbytes leaves V1_UNSUPPORTED_QUANT (726efc6a3, #15611)
+constexpr int kV1GgufSince = 900;             // GGUF on V1 (1f1b1bc03, #18646, in 0.9.0.1; 0.9.0 has the same key)
 constexpr int kSeqsCappedByTokensSince = 1001;  // max_num_seqs = min(default, max_num_batched_tokens)
 constexpr int kBf16FallbackSince = 900;       // auto dtype: bf16 falls back to fp16 below sm80 (5c4c08f6f, #17265)
 constexpr int kCudaGraphEstimateSince = 21;   // VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1 by default
@@ -256,6 +258,14 @@ std::optional<std::string> v0_fallback(const EngineInputs& in, int release) {
   }
   if (below_sm80(in.gpu_arch) && release < kV1BelowSm80Since) {
     return fmt::format("the {} is below compute capability 8.0, which V1 runs from 0.10.2", in.gpu_name);
+  }
+  // V1_UNSUPPORTED_QUANT: model_config.quantization, the --quantization flag or the checkpoint's
+  // quant_method ("gguf" for a .gguf file).
+  if (in.model->quant_method == "bitsandbytes" && release < kV1BitsAndBytesSince) {
+    return std::string("bitsandbytes quantization runs on V1 from 0.8.3");
+  }
+  if (in.model->quant_method == "gguf" && release < kV1GgufSince) {
+    return std::string("a GGUF checkpoint runs on V1 from 0.9.0.1");
   }
   if (s.number(cpu_offload_gb).value_or(0) > 0 && release < kV1CpuOffloadSince) {
     return std::string("--cpu-offload-gb is not supported by V1 before 0.8.3");
