@@ -35,12 +35,21 @@ std::vector<std::uint64_t> block_list(const std::string& text) {
   return out;
 }
 
-// A terminal chart: one character per sample, the share of the cache holding token states.
-std::string sparkline(const SimStats& s) {
+// A terminal chart of `columns` characters: each the mean share of the cache holding token states
+// over its span of samples (fewer characters when there are fewer samples).
+std::string sparkline(const SimStats& s, std::size_t columns) {
   static const char* const kBars[] = {" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
   std::string out;
-  for (const SimSample& x : s.series) {
-    const double share = s.capacity == 0 ? 0 : static_cast<double>(x.used_tokens) / static_cast<double>(s.capacity);
+  const std::size_t n = s.series.size();
+  const std::size_t cols = std::min(std::max<std::size_t>(columns, 1), n);
+  for (std::size_t c = 0; c < cols; ++c) {
+    const std::size_t from = c * n / cols;
+    const std::size_t to = std::max(from + 1, (c + 1) * n / cols);
+    double sum = 0;
+    for (std::size_t i = from; i < to; ++i) {
+      sum += s.capacity == 0 ? 0 : static_cast<double>(s.series[i].used_tokens) / static_cast<double>(s.capacity);
+    }
+    const double share = sum / static_cast<double>(to - from);
     out += kBars[std::clamp(static_cast<int>(share * 8 + 0.5), 0, 8)];
   }
   return out;
@@ -170,7 +179,14 @@ int run_simulate(const SimulateOptions& o, std::ostream& out) {
   series.columns = {{"allocator", "Allocator"}, {"step", "Step"}, {"used_tokens", "Used"},
                     {"reserved_tokens", "Reserved"}, {"running", "Running"}};
   Section chart;
-  chart.title = "Token states over time (share of the cache, one column per sample)";
+  chart.title = "Token states over time (share of the cache; each column a span of steps)";
+  // Fitted to the terminal: the labels, then the chart in the columns left (60 on a pipe).
+  const View view = chart_view(o.plan, format, "simulate");
+  std::size_t label_width = 0;
+  for (const AllocatorSpec& a : allocators) {
+    label_width = std::max(label_width, display_width(a.label()));
+  }
+  const std::size_t columns = view.width == 0 ? 60 : view.width > label_width + 15 ? view.width - label_width - 5 : 10;
   double base = 0;
   for (const AllocatorSpec& a : allocators) {
     const SimStats r = simulate(a, config, request_stream(w, arrivals));
@@ -185,7 +201,7 @@ int run_simulate(const SimulateOptions& o, std::ostream& out) {
       series.rows.push_back({Cell::str(a.label()), Cell::count(x.step), Cell::tokens(x.used_tokens),
                              Cell::tokens(x.reserved_tokens), Cell::count(x.running)});
     }
-    chart.notes.push_back(fmt::format("{:<34} |{}|", a.label(), sparkline(r)));
+    chart.notes.push_back(fmt::format("{:<{}} |{}|", a.label(), label_width, sparkline(r, columns)));
   }
   t.notes.push_back("Token states: the cache holding tokens; Reserved: allocated; Waste: reserved but empty; "
                     "Done/step: requests completed per decode step (a throughput proxy).");
@@ -199,7 +215,7 @@ int run_simulate(const SimulateOptions& o, std::ostream& out) {
   data.key = "time_series";
   data.tables.push_back(std::move(series));
   doc.sections.push_back(std::move(data));
-  render(doc, format, out, chart_view(o.plan, format, "simulate"));
+  render(doc, format, out, view);
   return 0;
 }
 

@@ -208,6 +208,61 @@ void write_table(const Table& t, std::ostream& out, const View& view) {
   for (std::size_t c = 0; c < n; ++c) {
     right[c] = !t.rows.empty() && numeric(t.rows.front()[c]);
   }
+  // Columns whose numbers alone are wider than the view (a simulation's eleven): the columns in
+  // groups that fit, each group after the first column again, the title before the first and the
+  // notes after the last. Numbers never wrap, so the table splits instead.
+  if (view.width != 0 && n > 2) {
+    const auto least = [&](std::size_t c) { return right[c] ? width[c] : std::min(width[c], kMinColumn); };
+    const bool last_stacks = !right[n - 1] && width[n - 1] > kMinColumn;
+    std::size_t need = n - 1;
+    for (std::size_t c = 0; c < (last_stacks ? n - 1 : n); ++c) {
+      need += 1 + least(c);
+    }
+    if (need > view.width) {
+      std::vector<std::vector<std::size_t>> groups;
+      std::size_t used = 0;
+      // The first column keeps its width where that leaves room for the widest other column.
+      std::size_t widest = 0;
+      for (std::size_t c = 1; c < n; ++c) {
+        widest = std::max(widest, 2 + least(c));
+      }
+      const std::size_t first = 4 + width[0] + widest <= view.width ? width[0] : least(0);
+      for (std::size_t c = 1; c < n; ++c) {
+        const std::size_t add = 2 + least(c);
+        if (groups.empty() || used + add > view.width) {
+          groups.push_back({});
+          used = 4 + first;  // the indent, the separator and the first column
+        }
+        groups.back().push_back(c);
+        used += add;
+      }
+      for (std::size_t g = 0; g < groups.size(); ++g) {
+        Table part;
+        // The title is written above already.
+        part.columns.push_back(t.columns[0]);
+        for (const std::size_t c : groups[g]) {
+          part.columns.push_back(t.columns[c]);
+        }
+        for (const auto& row : t.rows) {
+          std::vector<Cell> cells{row[0]};
+          for (const std::size_t c : groups[g]) {
+            cells.push_back(row[c]);
+          }
+          part.rows.push_back(std::move(cells));
+        }
+        if (g + 1 == groups.size()) {
+          part.notes = t.notes;
+        } else {
+          part.notes.clear();
+        }
+        if (g > 0) {
+          out << '\n';
+        }
+        write_table(part, out, view);
+      }
+      return;
+    }
+  }
   // Fitting a width: the indent goes first; then the widest text column wraps in place or, when
   // it is the last and too little room is left, goes below its row. Numbers never wrap.
   const auto row_width = [&](std::size_t indent) {
@@ -321,20 +376,30 @@ void write_title(const std::string& title, std::ostream& out, const View& view) 
     write_wrapped(out, "", title, view, 2);
     return;
   }
+  // A line still too wide (one long part) wraps at its spaces, its continuation lines 2 in.
+  const auto emit = [&](const std::string& line) {
+    if (display_width(line) <= view.width) {
+      out << line << '\n';
+    } else if (line.starts_with("  ")) {
+      write_wrapped(out, "  ", line.substr(2), view, 2);
+    } else {
+      write_wrapped(out, "", line, view, 2);
+    }
+  };
   std::string line;
   std::size_t start = 0;
   while (start <= title.size()) {
     const std::size_t end = std::min(title.find(sep, start), title.size());
     const std::string part = title.substr(start, end - start);
     if (!line.empty() && display_width(line) + display_width(sep) + display_width(part) > view.width) {
-      out << line << '\n';
+      emit(line);
       line = "  " + part;
     } else {
       line += (line.empty() ? "" : sep) + part;
     }
     start = end + sep.size();
   }
-  out << line << '\n';
+  emit(line);
 }
 
 }  // namespace
