@@ -67,7 +67,7 @@ void setup_check(CLI::App& app, CheckOptions& o);
 int run_check(const CheckOptions& o, std::ostream& out, std::ostream& err);
 
 struct SweepOptions {
-  std::vector<std::string> models, configs, gpus, vrams, counts, kv_dtypes, weight_dtypes, pps, dps, seq_lens, where;
+  std::vector<std::string> models, configs, gpus, vrams, counts, tps, kv_dtypes, weight_dtypes, pps, dps, seq_lens, where;
   std::string batch, engine, best, utilization, max_model_len, format = "csv";
   bool force = false;
   View view;

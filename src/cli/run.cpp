@@ -73,10 +73,7 @@ std::vector<std::string> commands_taking(const std::string& flag) {
 }
 
 // Why a plan flag is not one of this subcommand's, where the reason is more than "it is not".
-std::string why_not_here(std::string_view command, std::string_view flag) {
-  if (command == "sweep" && flag == "--tp") {
-    return ": a sweep sets tp = count / (pp × dp) at every point (--count, --pp, --dp)";
-  }
+std::string why_not_here(std::string_view command) {
   if (command == "sweep") {
     return ": a sweep plans every point at the engine's defaults, --utilization and --max-model-len";
   }
@@ -131,7 +128,7 @@ std::string explain_parse_error(const CLI::App& app, const std::string& message)
                     (takers[i] == "kvplan" ? std::string("kvplan (a plan)") : "kvplan " + takers[i]);
           }
           return fmt::format("{} does not apply to {}{}; it applies to {} (see '{} --help')", quote_input(flag),
-                             command == "kvplan" ? "a plan" : "kvplan " + command, why_not_here(command, flag), list,
+                             command == "kvplan" ? "a plan" : "kvplan " + command, why_not_here(command), list,
                              command == "kvplan" ? "kvplan" : "kvplan " + command);
         }
       }

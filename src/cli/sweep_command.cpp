@@ -177,7 +177,7 @@ class TableWriter {
   void finish() {
     Document doc;
     doc.title = fmt::format("kvplan sweep: {} points", with_commas(table_.rows.size()));
-    table_.notes.push_back("Max batch and KV budget are per GPU; Total counts every replica; Headroom is the KV "
+    table_.notes.push_back("Max batch is per replica and KV budget per GPU; Total counts every replica; Headroom is the KV "
                            "budget left after Batch sequences of Context tokens.");
     doc.sections.push_back(Section{"", "", {}, {std::move(table_)}, {}});
     render(doc, format_, out_, view_);
@@ -313,10 +313,11 @@ void setup_sweep(CLI::App& app, SweepOptions& o) {
   app.add_option("--config", o.configs, "Models from config.json files or folders (repeat)");
   app.add_option("--gpu,-g", o.gpus, "GPU types (repeat or comma-separate)");
   app.add_option("--vram", o.vrams, "GPUs of this memory instead of a catalog type (repeat or comma-separate: 24GB,80GB)");
-  app.add_option("--count", o.counts, "GPUs per deployment (default 1,2,4,8)");
+  app.add_option("--count", o.counts, "GPUs per deployment (default 1,2,4,8; or tp × pp × dp when --tp is given)");
+  app.add_option("--tp", o.tps, "Tensor-parallel sizes instead of --count: each point takes tp × pp × dp GPUs");
   app.add_option("--kv-dtype", o.kv_dtypes, "KV dtypes (default: the model's)");
   app.add_option("--weight-dtype", o.weight_dtypes, "Weight formats (default auto, the checkpoint's)");
-  app.add_option("--pp", o.pps, "Pipeline-parallel sizes (default 1); tp = count / (pp × dp)");
+  app.add_option("--pp", o.pps, "Pipeline-parallel sizes (default 1); tp = count / (pp × dp), or --tp");
   app.add_option("--dp", o.dps, "Data-parallel replicas (default 1); each holds the model on count / dp GPUs");
   app.add_option("--utilization,-u", o.utilization, "The engine's memory fraction at every point (its default otherwise)");
   app.add_option("--max-model-len", o.max_model_len, "Longest request the server accepts at every point");
@@ -385,7 +386,15 @@ int run_sweep(const SweepOptions& o, std::ostream& out) {
   for (const std::string& c : split(o.counts, "--count")) {
     counts.push_back(static_cast<std::uint32_t>(parse_count("--count", c, 4096)));
   }
-  counts = counts.empty() ? std::vector<std::uint32_t>{1, 2, 4, 8} : counts;
+  std::vector<std::uint32_t> tps;
+  for (const std::string& t : split(o.tps, "--tp")) {
+    tps.push_back(static_cast<std::uint32_t>(parse_count("--tp", t, 1024)));
+  }
+  if (!tps.empty() && !counts.empty()) {
+    throw Error("sweep: --count and --tp both set the GPUs of a point; give one of them (--tp: each point takes "
+                "tp × pp × dp GPUs)");
+  }
+  counts = counts.empty() && tps.empty() ? std::vector<std::uint32_t>{1, 2, 4, 8} : counts;
   std::vector<std::optional<DType>> dtypes;
   for (const std::string& d : split(o.kv_dtypes, "--kv-dtype")) {
     dtypes.push_back(d == "auto" ? std::nullopt : std::optional<DType>(require_dtype(kv_dtypes(), "--kv-dtype", d)));
@@ -421,7 +430,8 @@ int run_sweep(const SweepOptions& o, std::ostream& out) {
     filters.push_back(parse_filter(w));
   }
   const std::uint64_t points =
-      sat_mul(sat_mul(sat_mul(models.size(), gpus.size() + sizes.size()), sat_mul(counts.size(), dtypes.size())),
+      sat_mul(sat_mul(sat_mul(models.size(), gpus.size() + sizes.size()),
+                      sat_mul(tps.empty() ? counts.size() : tps.size(), dtypes.size())),
               sat_mul(sat_mul(pps.size(), seqs.size()), sat_mul(dps.size(), weight_names.size())));
   if (points == 0) {
     throw Error("sweep: the grid is empty; give at least one value on every axis");
@@ -432,8 +442,9 @@ int run_sweep(const SweepOptions& o, std::ostream& out) {
   }
   // Hardware per (GPU, count), built once.
   std::vector<Hardware> machines;
+  const std::vector<std::uint32_t> per_machine = tps.empty() ? counts : std::vector<std::uint32_t>{0};  // 0: by --tp
   for (const GpuSpec* g : gpus) {
-    for (std::uint32_t c : counts) {
+    for (std::uint32_t c : per_machine) {
       Hardware h;
       h.gpu = g;
       h.vram_bytes = g->memory_bytes;
@@ -443,7 +454,7 @@ int run_sweep(const SweepOptions& o, std::ostream& out) {
     }
   }
   for (const Hardware& size : sizes) {
-    for (std::uint32_t c : counts) {
+    for (std::uint32_t c : per_machine) {
       Hardware h = size;
       h.count = c;
       machines.push_back(std::move(h));
@@ -477,68 +488,84 @@ int run_sweep(const SweepOptions& o, std::ostream& out) {
           q.pp = pp;
           for (std::uint32_t dp : dps) {
             q.dp = dp;
-            q.tp = std::max<std::uint32_t>(1, *h.count / (pp * dp));
-            const bool splits = *h.count % (std::uint64_t{pp} * dp) == 0;
-            for (std::size_t w = 0; w < weights.size(); ++w) {
-              q.weights = weights[w];
-              q.weights_label = weight_names[w] == "auto" ? std::string() : weight_names[w];
-              for (const std::optional<DType>& d : dtypes) {
-                q.kv_dtype = d;
-                Point p;
-                p.model = m.spec.get();
-                p.gpu = h.label;
-                p.gpus = *h.count;
-                p.tp = *q.tp;
-                p.pp = pp;
-                p.dp = dp;
-                p.seq_len = seq;
-                p.batch = batch;
-                std::optional<PlanResult> planned;
-                try {
-                  planned.emplace(plan(q, Depth::verdict));
-                } catch (const Error&) {
-                  // This engine version cannot plan the model (vLLM's V0 and a Mamba model, say): a row
-                  // that says so, never a sweep that stops or a point that vanishes.
-                }
-                if (!planned) {
-                  p.kv_dtype = q.kv_dtype ? q.kv_dtype->name : std::string_view(m.spec->torch_dtype);
-                  p.weight_dtype = q.weights->linear.name;
-                  p.fits = false;
-                  p.cause = Cause::refused;
-                } else {
-                  const PlanResult& x = *planned;
-                  p.kv_dtype = x.r.kv_dtype.name;
-                  p.weight_dtype = x.r.weights.linear.name;
-                  p.fits = x.verdict.fits && splits;
-                  p.cause = !splits ? Cause::refused : x.verdict.cause;
-                  p.max_batch = x.max_batch;
-                  p.total_concurrency = x.total_concurrency;
-                  p.longest = x.longest_at_batch_1.value_or(0);
-                  p.kv_budget = x.budget.kv_budget_bytes;
-                  p.weights = x.budget.weights_bytes;
-                  const std::uint64_t needed = sat_mul(x.r.batch_per_replica, x.kv_per_sequence);
-                  p.headroom = static_cast<std::int64_t>(std::min<std::uint64_t>(p.kv_budget, kSaturated / 2)) -
-                               static_cast<std::int64_t>(std::min<std::uint64_t>(needed, kSaturated / 2));
-                }
-                if (!std::all_of(filters.begin(), filters.end(), [&](const Filter& f) { return f.keep(p); })) {
-                  continue;
-                }
-                if (o.best.empty()) {
-                  emit(p);
-                  continue;
-                }
-                if (!p.fits) {
-                  continue;
-                }
-                auto [it, inserted] = best.try_emplace({p.model->name, p.seq_len}, p);
-                const Point& b = it->second;
-                const bool better =
-                    o.best == "fewest-gpus"
-                        ? (p.gpus < b.gpus || (p.gpus == b.gpus && p.total_concurrency > b.total_concurrency))
-                        : (p.total_concurrency > b.total_concurrency ||
-                           (p.total_concurrency == b.total_concurrency && p.gpus < b.gpus));
-                if (!inserted && better) {
-                  it->second = p;
+            // The tensor-parallel sizes of this point: count / (pp × dp), or each --tp with its GPUs.
+            std::vector<std::pair<std::uint32_t, std::uint64_t>> splits_of;
+            if (tps.empty()) {
+              splits_of.emplace_back(std::max<std::uint32_t>(1, *h.count / (pp * dp)), *h.count);
+            } else {
+              for (const std::uint32_t tp : tps) {
+                splits_of.emplace_back(tp, std::uint64_t{tp} * pp * dp);
+              }
+            }
+            for (const auto& [tp, gpus_here] : splits_of) {
+              if (gpus_here > 4096) {
+                throw Error(fmt::format("sweep: tp {} × pp {} × dp {} is {} GPUs, more than 4,096", tp, pp, dp,
+                                        with_commas(gpus_here)));
+              }
+              q.hardware.count = static_cast<std::uint32_t>(gpus_here);
+              q.tp = tp;
+              const bool splits = gpus_here % (std::uint64_t{pp} * dp) == 0;
+              for (std::size_t w = 0; w < weights.size(); ++w) {
+                q.weights = weights[w];
+                q.weights_label = weight_names[w] == "auto" ? std::string() : weight_names[w];
+                for (const std::optional<DType>& d : dtypes) {
+                  q.kv_dtype = d;
+                  Point p;
+                  p.model = m.spec.get();
+                  p.gpu = h.label;
+                  p.gpus = gpus_here;
+                  p.tp = *q.tp;
+                  p.pp = pp;
+                  p.dp = dp;
+                  p.seq_len = seq;
+                  p.batch = batch;
+                  std::optional<PlanResult> planned;
+                  try {
+                    planned.emplace(plan(q, Depth::verdict));
+                  } catch (const Error&) {
+                    // This engine version cannot plan the model (vLLM's V0 and a Mamba model, say): a row
+                    // that says so, never a sweep that stops or a point that vanishes.
+                  }
+                  if (!planned) {
+                    p.kv_dtype = q.kv_dtype ? q.kv_dtype->name : std::string_view(m.spec->torch_dtype);
+                    p.weight_dtype = q.weights->linear.name;
+                    p.fits = false;
+                    p.cause = Cause::refused;
+                  } else {
+                    const PlanResult& x = *planned;
+                    p.kv_dtype = x.r.kv_dtype.name;
+                    p.weight_dtype = x.r.weights.linear.name;
+                    p.fits = x.verdict.fits && splits;
+                    p.cause = !splits ? Cause::refused : x.verdict.cause;
+                    p.max_batch = x.max_batch;
+                    p.total_concurrency = x.total_concurrency;
+                    p.longest = x.longest_at_batch_1.value_or(0);
+                    p.kv_budget = x.budget.kv_budget_bytes;
+                    p.weights = x.budget.weights_bytes;
+                    const std::uint64_t needed = sat_mul(x.r.batch_per_replica, x.kv_per_sequence);
+                    p.headroom = static_cast<std::int64_t>(std::min<std::uint64_t>(p.kv_budget, kSaturated / 2)) -
+                                 static_cast<std::int64_t>(std::min<std::uint64_t>(needed, kSaturated / 2));
+                  }
+                  if (!std::all_of(filters.begin(), filters.end(), [&](const Filter& f) { return f.keep(p); })) {
+                    continue;
+                  }
+                  if (o.best.empty()) {
+                    emit(p);
+                    continue;
+                  }
+                  if (!p.fits) {
+                    continue;
+                  }
+                  auto [it, inserted] = best.try_emplace({p.model->name, p.seq_len}, p);
+                  const Point& b = it->second;
+                  const bool better =
+                      o.best == "fewest-gpus"
+                          ? (p.gpus < b.gpus || (p.gpus == b.gpus && p.total_concurrency > b.total_concurrency))
+                          : (p.total_concurrency > b.total_concurrency ||
+                             (p.total_concurrency == b.total_concurrency && p.gpus < b.gpus));
+                  if (!inserted && better) {
+                    it->second = p;
+                  }
                 }
               }
             }

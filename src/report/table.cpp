@@ -219,32 +219,44 @@ void write_table(const Table& t, std::ostream& out, const View& view) {
       need += 1 + least(c);
     }
     if (need > view.width) {
-      std::vector<std::vector<std::size_t>> groups;
-      std::size_t used = 0;
-      // The first column keeps its width where that leaves room for the widest other column.
+      // The leading text columns name a row (a model and its GPU, an allocator): each group repeats them.
+      std::size_t keys = 1;
+      while (keys + 1 < n && !right[keys]) {
+        ++keys;
+      }
+      std::size_t key_width = 0;
+      for (std::size_t c = 0; c < keys; ++c) {
+        key_width += 2 + width[c];
+      }
       std::size_t widest = 0;
-      for (std::size_t c = 1; c < n; ++c) {
+      for (std::size_t c = keys; c < n; ++c) {
         widest = std::max(widest, 2 + least(c));
       }
-      const std::size_t first = 4 + width[0] + widest <= view.width ? width[0] : least(0);
-      for (std::size_t c = 1; c < n; ++c) {
+      if (2 + key_width + widest > view.width) {  // the names alone fill the line: the first, narrowed
+        keys = 1;
+        key_width = 2 + least(0);
+      }
+      std::vector<std::vector<std::size_t>> groups;
+      std::size_t used = 0;
+      for (std::size_t c = keys; c < n; ++c) {
         const std::size_t add = 2 + least(c);
         if (groups.empty() || used + add > view.width) {
           groups.push_back({});
-          used = 4 + first;  // the indent, the separator and the first column
+          used = 2 + key_width;  // the indent and the naming columns
         }
         groups.back().push_back(c);
         used += add;
       }
       for (std::size_t g = 0; g < groups.size(); ++g) {
-        Table part;
-        // The title is written above already.
-        part.columns.push_back(t.columns[0]);
+        Table part;  // the title is written above already
+        for (std::size_t c = 0; c < keys; ++c) {
+          part.columns.push_back(t.columns[c]);
+        }
         for (const std::size_t c : groups[g]) {
           part.columns.push_back(t.columns[c]);
         }
         for (const auto& row : t.rows) {
-          std::vector<Cell> cells{row[0]};
+          std::vector<Cell> cells(row.begin(), row.begin() + static_cast<std::ptrdiff_t>(keys));
           for (const std::size_t c : groups[g]) {
             cells.push_back(row[c]);
           }
@@ -252,8 +264,6 @@ void write_table(const Table& t, std::ostream& out, const View& view) {
         }
         if (g + 1 == groups.size()) {
           part.notes = t.notes;
-        } else {
-          part.notes.clear();
         }
         if (g > 0) {
           out << '\n';
