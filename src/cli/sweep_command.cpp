@@ -467,6 +467,7 @@ int run_sweep(const SweepOptions& o, std::ostream& out) {
   Writer stream(out, o.format == "json", !table);
   const auto emit = [&](const Point& p) { table ? table->row(p) : stream.row(p); };
   std::map<std::pair<std::string_view, std::uint64_t>, Point> best;
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> splits_of;  // (tp, GPUs) of one (pp, dp), reused
   for (const ModelChoice& m : models) {
     PlanRequest q;
     q.model.spec = m.spec;  // only the architecture: a point never prints the model's source
@@ -489,7 +490,7 @@ int run_sweep(const SweepOptions& o, std::ostream& out) {
           for (std::uint32_t dp : dps) {
             q.dp = dp;
             // The tensor-parallel sizes of this point: count / (pp × dp), or each --tp with its GPUs.
-            std::vector<std::pair<std::uint32_t, std::uint64_t>> splits_of;
+            splits_of.clear();
             if (tps.empty()) {
               splits_of.emplace_back(std::max<std::uint32_t>(1, *h.count / (pp * dp)), *h.count);
             } else {
