@@ -61,6 +61,10 @@ struct GgufFileType {
   std::string basis;                 // "4.58 GiB for Llama-3-8B (8.03B parameters)"
 };
 
+/// A llama.cpp file type by its name as llama-quantize or an Ollama tag spells it ("Q4_K_M",
+/// "q8_0", "fp16"), case-insensitive; nullopt for a name that is none.
+std::optional<GgufFileType> gguf_file_type(std::string_view name);
+
 /// The file type a GGUF file name ends with ("gemma-3-27b-it-Q4_K_M.gguf", "llama-2-7b.Q5_K_S.gguf",
 /// "...-UD-Q4_K_XL-00001-of-00002.gguf"), and the model name before it; nullopt when it names none.
 std::optional<std::pair<std::string, GgufFileType>> gguf_name_type(std::string_view file_name);

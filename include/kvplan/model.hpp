@@ -152,6 +152,9 @@ struct ModelSpec {
   /// The checkpoint's quantization method as it states it (quantization_config.quant_method: "awq",
   /// "gptq", "bitsandbytes", "fp8", "mxfp4" ...) or as a re-upload's name does; empty when none.
   std::string quant_method;
+  /// The weights' format as the checkpoint names it where kvplan's dtypes do not ("Q4_K_M": a GGUF's
+  /// file type); empty otherwise.
+  std::string weights_label;
   /// The keys config.json left out and their configuration class's defaults filled in, as
   /// "num_attention_heads 8, vocab_size 262208 (Gemma3TextConfig)"; empty when none were.
   std::string defaults_note;

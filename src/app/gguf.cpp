@@ -527,6 +527,12 @@ std::optional<GgufFileType> file_type(std::string_view token) {
 
 }  // namespace
 
+std::optional<GgufFileType> gguf_file_type(std::string_view name) {
+  // Ollama's tags say fp16 where llama-quantize says F16.
+  const std::string lower = to_lower(name);
+  return file_type(lower == "fp16" ? std::string_view("F16") : lower == "fp32" ? std::string_view("F32") : name);
+}
+
 std::optional<std::pair<std::string, GgufFileType>> gguf_name_type(std::string_view file_name) {
   std::string stem(file_name.substr(file_name.find_last_of('/') == std::string_view::npos ? 0
                                                                                           : file_name.find_last_of('/') + 1));

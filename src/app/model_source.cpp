@@ -20,6 +20,7 @@
 #include "kvplan/quantity.hpp"
 #include "kvplan/safetensors.hpp"
 #include "kvplan/text.hpp"
+#include "ollama_library.hpp"
 
 namespace kvplan {
 namespace {
@@ -206,6 +207,8 @@ std::optional<ModelChoice> from_gguf_name(const std::string& path, std::string_v
   spec->params.stated_params = params;
   spec->weights_note.clear();
   spec->weights_estimated = true;
+  spec->quant_method = "gguf";
+  spec->weights_label = type.name;
   spec->weights_source = fmt::format("estimated from the file name's {}: {}.{:03} bits per weight ({})", type.name,
                                      type.millibits / 1000, type.millibits % 1000, type.basis);
   ModelChoice c;
@@ -234,6 +237,18 @@ ModelChoice load_gguf(const std::string& path, std::string_view where) {
   c.source = g.tensors > 0 ? fmt::format("GGUF {} ({} {}, {} tensors, {}: {})", path, g.shards, g.shards == 1 ? "file" : "shards",
                                          g.tensors, format_bytes(g.tensor_bytes), types)
                            : fmt::format("GGUF {} (architecture {}, no tensors)", path, g.architecture);
+  // The file type its name states, else the tensor type holding the most bytes.
+  if (const auto named = gguf_name_type(path)) {
+    g.spec.weights_label = named->second.name;
+  } else {
+    std::uint64_t most = 0;
+    for (const auto& [type, bytes] : g.bytes_by_type) {
+      if (bytes > most) {
+        most = bytes;
+        g.spec.weights_label = type;
+      }
+    }
+  }
   c.spec = std::make_shared<const ModelSpec>(std::move(g.spec));
   c.id = path;
   return c;
@@ -292,6 +307,9 @@ ModelChoice load_preset(std::string_view name) {
     return *c;
   }
   if (std::optional<ModelChoice> c = from_ollama(name, "--model")) {
+    return *c;
+  }
+  if (std::optional<ModelChoice> c = from_ollama_library(name, "--model")) {
     return *c;
   }
   const std::optional<PresetMatch> match = resolve_preset(name);

@@ -688,6 +688,9 @@ namespace {
 std::string weights_words(const PlanResult& x) {
   const ModelSpec& m = x.request.model_spec();
   const WeightFormat& w = x.r.weights;
+  if (m.quant_method == "gguf" && !m.weights_label.empty()) {
+    return fmt::format("gguf {}", m.weights_label);  // the file's own type: its bytes are the GGUF's
+  }
   std::string out(w.linear.name);
   const std::string_view method = m.quant_method == "bitsandbytes" ? std::string_view("bnb") : m.quant_method;
   if ((method == "awq" || method == "gptq" || method == "bnb") && m.checkpoint_weight_dtype == w.linear.name) {

@@ -615,9 +615,7 @@ EnginePrediction Llamacpp::predict(const EngineInputs& in) const {
   p.max_model_len = n_ctx_seq;
   p.block_tokens = 1;
   p.concurrency_cap = n_seq;
-  if (s.has(cache_type_k)) {
-    p.kv_dtype = tk;  // the plan's engine-neutral figures follow -ctk
-  }
+  p.kv_dtype = tk;  // the plan's engine-neutral figures follow -ctk (f16 by default: common/common.h cache_type_k)
   const bool quantized_v = tv.name != "fp16" && tv.name != "bf16" && tv.name != "fp32";
   if (const KnobValue* fa = s.find(flash_attn); quantized_v && fa != nullptr && std::get<std::string>(*fa) == "off") {
     // src/llama-context.cpp: "V cache quantization requires flash_attn"
