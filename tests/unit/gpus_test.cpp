@@ -42,7 +42,8 @@ TEST_CASE("catalog GPUs have the compute capability NVIDIA lists for them", "[gp
   const std::pair<const char*, int> listed[] = {{"H100-SXM", 90}, {"H200", 90},      {"H20", 90},     {"L4", 89},
                                                 {"L40S", 89},     {"RTX-4090", 89},  {"A100-80GB", 80}, {"A10", 86},
                                                 {"RTX-3090", 86}, {"RTX-A6000", 86}, {"T4", 75},      {"V100-32GB", 70},
-                                                {"B200", 100},    {"B300", 103},     {"RTX-5090", 120}, {"RTX-PRO-6000", 120}};
+                                                {"B200", 100},    {"B300", 103},     {"RTX-5090", 120}, {"RTX-PRO-6000", 120},
+                                                {"A30", 80},      {"L20", 89},       {"RTX-4000-Ada", 89}};
   for (const auto& [name, cc] : listed) {
     INFO(name);
     CHECK(gpu(name).arch.vendor == GpuVendor::nvidia);
