@@ -1,8 +1,8 @@
 // Ollama's public library by tag (`--model llama3.1:8b` where no local Ollama store holds it): the
 // preset of the tag's base model and the GGUF Ollama publishes for it. The default tags' model
 // files are the registry manifests' model layers (application/vnd.ollama.image.model), whose size
-// is the whole GGUF: tensor data plus a few MiB of metadata. docs/models.md, "Ollama's library",
-// cites every row; the manifests are the registry's as josh/ollama-models-nix mirrors them at
+// is the whole GGUF: tensor data plus a few MiB of metadata. docs/model-files.md ("Ollama's library, not
+// pulled here") cites every row; the manifests are the registry's as josh/ollama-models-nix mirrors them at
 // b9624670 (2025-08-05), and the type of a default tag is the one its page or `ollama show` states,
 // or, where marked, the one its bits per weight match (Q4_0 about 4.5-4.65, Q4_K_M 4.8-5.1).
 #include "ollama_library.hpp"

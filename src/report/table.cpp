@@ -208,9 +208,10 @@ void write_table(const Table& t, std::ostream& out, const View& view) {
   for (std::size_t c = 0; c < n; ++c) {
     right[c] = !t.rows.empty() && numeric(t.rows.front()[c]);
   }
-  // Columns whose numbers alone are wider than the view (a simulation's eleven): the columns in
-  // groups that fit, each group after the first column again, the title before the first and the
-  // notes after the last. Numbers never wrap, so the table splits instead.
+  // Columns whose numbers alone are wider than the view (a simulation's eleven, a sweep's
+  // eighteen): the columns in groups that fit, each group after the columns that name a row, the
+  // title before the first group and the notes after the last. Numbers never wrap, so the table
+  // splits instead.
   if (view.width != 0 && n > 2) {
     const auto least = [&](std::size_t c) { return right[c] ? width[c] : std::min(width[c], kMinColumn); };
     const bool last_stacks = !right[n - 1] && width[n - 1] > kMinColumn;
