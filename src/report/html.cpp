@@ -128,6 +128,24 @@ std::optional<std::string> memory_chart(const Document& doc) {
   return svg;
 }
 
+// A chart's <svg> element and its heading: the key a test and --chart find it by, its title (also
+// the accessible label) and the line under it saying what is drawn.
+std::string svg_open(const std::string& key, double height, const std::string& title, const std::string& subtitle) {
+  return fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" data-chart=\"{}\" width=\"760\" height=\"{:.0f}\" "
+      "viewBox=\"0 0 760 {:.0f}\" role=\"img\" aria-label=\"{}\">\n<title>{}</title>\n"
+      "<text x=\"20\" y=\"20\" font-size=\"13\" font-weight=\"bold\">{}</text>\n"
+      "<text x=\"20\" y=\"38\" font-size=\"12\">{}</text>\n",
+      esc(key), height, height, esc(title), esc(title), esc(title), esc(subtitle));
+}
+
+// The two axes of a plot `width` wide and `plot` high whose top left corner is (left, 50).
+std::string svg_axes(double left, double width, double plot) {
+  return fmt::format("<line x1=\"{:.0f}\" y1=\"50\" x2=\"{:.0f}\" y2=\"{:.0f}\" stroke=\"#999\"/>"
+                     "<line x1=\"{:.0f}\" y1=\"{:.0f}\" x2=\"{:.0f}\" y2=\"{:.0f}\" stroke=\"#999\"/>\n",
+                     left, left, 50 + plot, left, 50 + plot, left + width, 50 + plot);
+}
+
 // A bar chart of a table's max_batch column against its first column (the frontier: context
 // length; the comparisons: variant, KV dtype, allocation), each bar labelled with its count.
 std::optional<std::string> batch_chart(const Table& t, const std::string& key, const std::string& title) {
@@ -146,12 +164,7 @@ std::optional<std::string> batch_chart(const Table& t, const std::string& key, c
   }
   const double bar = 34;
   const double height = 70 + (bar + 8) * static_cast<double>(t.rows.size());
-  std::string svg = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" data-chart=\"{}\" width=\"760\" height=\"{:.0f}\" "
-      "viewBox=\"0 0 760 {:.0f}\" role=\"img\" aria-label=\"{}\">\n<title>{}</title>\n"
-      "<text x=\"20\" y=\"20\" font-size=\"13\" font-weight=\"bold\">{}</text>\n"
-      "<text x=\"20\" y=\"38\" font-size=\"12\">{} (concurrent sequences)</text>\n",
-      esc(key), height, height, esc(title), esc(title), esc(title), esc(t.columns[*batch].label));
+  std::string svg = svg_open(key, height, title, t.columns[*batch].label + " (concurrent sequences)");
   for (std::size_t i = 0; i < t.rows.size(); ++i) {
     const std::uint64_t n = t.rows[i][*batch].n;
     const double y = 50 + (bar + 8) * static_cast<double>(i);
@@ -210,15 +223,9 @@ std::optional<std::string> curve_chart(const Table& t, const std::string& key, c
     return 50 + plot - (n == 0 ? 0.0 : zero_gap + (plot - zero_gap) * std::log10(static_cast<double>(n)) / decades);
   };
   const double height = 110 + plot + 20 * static_cast<double>(lines.size());
-  std::string svg = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" data-chart=\"{}\" width=\"760\" height=\"{:.0f}\" "
-      "viewBox=\"0 0 760 {:.0f}\" role=\"img\" aria-label=\"{}\">\n<title>{}</title>\n"
-      "<text x=\"20\" y=\"20\" font-size=\"13\" font-weight=\"bold\">{}</text>\n"
-      "<text x=\"20\" y=\"38\" font-size=\"12\">concurrent sequences (log scale) against {} (log scale)</text>\n"
-      "<line x1=\"{:.0f}\" y1=\"50\" x2=\"{:.0f}\" y2=\"{:.0f}\" stroke=\"#999\"/>"
-      "<line x1=\"{:.0f}\" y1=\"{:.0f}\" x2=\"{:.0f}\" y2=\"{:.0f}\" stroke=\"#999\"/>\n",
-      esc(key), height, height, esc(title), esc(title), esc(title), esc(t.columns[0].label), left, left, 50 + plot,
-      left, 50 + plot, left + width, 50 + plot);
+  std::string svg =
+      svg_open(key, height, title, fmt::format("concurrent sequences (log scale) against {} (log scale)", t.columns[0].label)) +
+      svg_axes(left, width, plot);
   svg += fmt::format("<text x=\"{:.0f}\" y=\"{:.1f}\" font-size=\"11\" text-anchor=\"end\">0</text>\n", left - 6,
                      y_of(0) + 4);
   for (double d = 0; d <= decades; ++d) {
@@ -285,15 +292,10 @@ std::optional<std::string> series_chart(const Table& t, const std::string& key, 
   const double width = 480;
   const double plot = 220;
   const double height = 80 + plot + 22 * static_cast<double>(names.size());
-  std::string svg = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" data-chart=\"{}\" width=\"760\" height=\"{:.0f}\" "
-      "viewBox=\"0 0 760 {:.0f}\" role=\"img\" aria-label=\"{}\">\n<title>{}</title>\n"
-      "<text x=\"20\" y=\"20\" font-size=\"13\" font-weight=\"bold\">{}</text>\n"
-      "<text x=\"20\" y=\"38\" font-size=\"12\">{} against the step, up to {} tokens</text>\n"
-      "<line x1=\"{:.0f}\" y1=\"50\" x2=\"{:.0f}\" y2=\"{:.0f}\" stroke=\"#999\"/>"
-      "<line x1=\"{:.0f}\" y1=\"{:.0f}\" x2=\"{:.0f}\" y2=\"{:.0f}\" stroke=\"#999\"/>\n",
-      esc(key), height, height, esc(title), esc(title), esc(title), esc(t.columns[*used].label),
-      esc(human(Cell::tokens(top))), left, left, 50 + plot, left, 50 + plot, left + width, 50 + plot);
+  std::string svg = svg_open(key, height, title,
+                             fmt::format("{} against the step, up to {} tokens", t.columns[*used].label,
+                                         human(Cell::tokens(top)))) +
+                    svg_axes(left, width, plot);
   for (std::size_t i = 0; i < names.size(); ++i) {
     std::string points;
     std::uint64_t final_value = 0;
