@@ -520,20 +520,11 @@ int run_sweep(const SweepOptions& o, std::ostream& out) {
                   p.dp = dp;
                   p.seq_len = seq;
                   p.batch = batch;
-                  std::optional<PlanResult> planned;
+                  bool planned = false;
                   try {
-                    planned.emplace(plan(q, Depth::verdict));
-                  } catch (const Error&) {
-                    // This engine version cannot plan the model (vLLM's V0 and a Mamba model, say): a row
-                    // that says so, never a sweep that stops or a point that vanishes.
-                  }
-                  if (!planned) {
-                    p.kv_dtype = q.kv_dtype ? q.kv_dtype->name : std::string_view(m.spec->torch_dtype);
-                    p.weight_dtype = q.weights->linear.name;
-                    p.fits = false;
-                    p.cause = Cause::refused;
-                  } else {
-                    const PlanResult& x = *planned;
+                    // The result lives in this block (no copy or move of it): only the row's numbers leave.
+                    const PlanResult x = plan(q, Depth::verdict);
+                    planned = true;
                     p.kv_dtype = x.r.kv_dtype.name;
                     p.weight_dtype = x.r.weights.linear.name;
                     p.fits = x.verdict.fits && splits;
@@ -546,6 +537,15 @@ int run_sweep(const SweepOptions& o, std::ostream& out) {
                     const std::uint64_t needed = sat_mul(x.r.batch_per_replica, x.kv_per_sequence);
                     p.headroom = static_cast<std::int64_t>(std::min<std::uint64_t>(p.kv_budget, kSaturated / 2)) -
                                  static_cast<std::int64_t>(std::min<std::uint64_t>(needed, kSaturated / 2));
+                  } catch (const Error&) {
+                    // This engine version cannot plan the model (vLLM's V0 and a Mamba model, say): a row
+                    // that says so, never a sweep that stops or a point that vanishes.
+                  }
+                  if (!planned) {
+                    p.kv_dtype = q.kv_dtype ? q.kv_dtype->name : std::string_view(m.spec->torch_dtype);
+                    p.weight_dtype = q.weights->linear.name;
+                    p.fits = false;
+                    p.cause = Cause::refused;
                   }
                   if (!std::all_of(filters.begin(), filters.end(), [&](const Filter& f) { return f.keep(p); })) {
                     continue;
