@@ -22,8 +22,9 @@ constexpr std::uint64_t kDefaultShapeTokens = 8192;  // the seeds' example: one 
 constexpr std::uint64_t kUncapped = std::uint64_t{1} << 40;
 constexpr std::uint64_t kNeutralBlock = 16;  // the engine-neutral plan's default block (vLLM's CacheConfig default)
 
+// The bottleneck stage; its prediction is written where the result keeps it (no move per point).
 struct StageEval {
-  EnginePrediction prediction;
+  EnginePrediction& prediction;
   std::shared_ptr<const ModelSpec> model;
   std::uint32_t stage = 0;
 };
@@ -89,9 +90,10 @@ const std::vector<std::shared_ptr<const ModelSpec>>& stages_of(const std::shared
   return cache.back().stages;
 }
 
-StageEval evaluate_stages(const PlanRequest& q, const Resolved& r, std::vector<StageRow>* rows) {
+StageEval evaluate_stages(const PlanRequest& q, const Resolved& r, std::vector<StageRow>* rows,
+                          EnginePrediction& prediction) {
   const Engine& engine = q.engine_ref();
-  StageEval best;
+  StageEval best{prediction, nullptr, 0};
   if (r.pp <= 1) {
     best.model = q.model.spec;
     best.prediction = engine.predict(engine_inputs(q, r, *best.model, 0, false, {}));
@@ -318,16 +320,15 @@ PlanResult plan(const PlanRequest& q, Depth depth) {
     return out;
   }
   const bool report = depth == Depth::report;
-  StageEval best = evaluate_stages(q, r, report ? &out.stages : nullptr);
+  StageEval best = evaluate_stages(q, r, report ? &out.stages : nullptr, out.engine);
   out.stage_model = best.model;
   out.stage = best.stage;
   const ModelSpec& m = *best.model;
   if (report) {
     // The bottleneck again, with the engine's text and the frontier.
     out.frontier_lengths = frontier_lengths(r.max_model_len, r.seq_len);
-    best.prediction = engine.predict(engine_inputs(q, r, m, best.stage, true, out.frontier_lengths));
+    out.engine = engine.predict(engine_inputs(q, r, m, best.stage, true, out.frontier_lengths));
   }
-  out.engine = std::move(best.prediction);
   const EnginePrediction& p = out.engine;
   if (p.kv_dtype) {
     r.kv_dtype = *p.kv_dtype;
