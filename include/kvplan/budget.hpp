@@ -49,10 +49,6 @@ bool large_batch_gpu(std::uint64_t gpu_memory_bytes, std::string_view gpu_name) 
 /// NVLink bridges (H100 NVL) and Ampere do without. An unnamed GPU (--vram) and AMD's keep the H100 figure.
 bool nvlink_sharp(std::string_view gpu_name) noexcept;
 
-/// Whether a catalog name is an Apple machine (the Mac-NGB rows: Metal's working set of unified
-/// memory, docs/gpus.md), which only engines whose capabilities say `metal` plan.
-bool apple_silicon(std::string_view gpu_name) noexcept;
-
 /// The runtime reserve. Activations scale with the shape as the fit's causes do: the forward's
 /// intercept with the batched tokens, the sampler's logits with the rows; NCCL's share at tp > 1
 /// with whether the GPU has NVLink SHARP (`gpu_name`, the catalog's name, or empty).

@@ -258,7 +258,7 @@ std::optional<std::string> split_problem(const PlanRequest& q, const Resolved& r
     return fmt::format("pipeline parallel size {} is more than the model's {} layers; every stage needs at least one",
                        r.pp, m.num_hidden_layers);
   }
-  if (q.hardware.gpu != nullptr && apple_silicon(q.hardware.gpu->name) && !caps.metal) {
+  if (q.hardware.gpu != nullptr && q.hardware.gpu->arch.vendor == GpuVendor::apple && !caps.metal) {
     std::string with;
     for (const Engine* e : all_engines()) {
       if (e->capabilities().metal) {

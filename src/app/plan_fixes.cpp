@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <fmt/format.h>
 
-#include "kvplan/budget.hpp"
 #include "kvplan/catalog.hpp"
 #include "kvplan/quantity.hpp"
 #include "kvplan/units.hpp"
@@ -17,8 +16,8 @@ namespace {
 constexpr std::size_t kMaxFixes = 4;
 constexpr std::uint32_t kMaxGpus = 64;
 
-bool is_amd(const GpuSpec& g) { return g.name.rfind("MI", 0) == 0; }
-bool is_apple(const GpuSpec& g) { return apple_silicon(g.name); }
+bool is_amd(const GpuSpec& g) { return g.arch.vendor == GpuVendor::amd; }
+bool is_apple(const GpuSpec& g) { return g.arch.vendor == GpuVendor::apple; }
 bool is_consumer(const GpuSpec& g) { return g.name.rfind("RTX", 0) == 0; }
 
 // The engine's knob with this target, or nullopt.

@@ -22,8 +22,6 @@ ProfileShape default_profile_shape(std::uint64_t gpu_memory_bytes, std::string_v
   return large_batch_gpu(gpu_memory_bytes, gpu_name) ? ProfileShape{8192, 1024} : ProfileShape{2048, 256};
 }
 
-bool apple_silicon(std::string_view gpu_name) noexcept { return gpu_name.starts_with("Mac-"); }
-
 bool nvlink_sharp(std::string_view gpu_name) noexcept {
   // NVIDIA parts without it: Ampere and older, Ada, Blackwell workstation cards, PCIe and NVL Hopper.
   constexpr std::string_view kWithout[] = {"A100", "A40", "A10", "L40", "L4", "T4", "V100", "RTX", "H100-PCIe", "H100-NVL"};

@@ -168,7 +168,7 @@ EnginePrediction Raw::predict(const EngineInputs& in) const {
   // How far this budget is from vLLM's own at its defaults (issue #12): the reserve is fitted to vLLM,
   // so the report says what vLLM itself would leave for the KV cache here.
   const Engine& vllm = vllm_engine_module();
-  const bool metal_only = apple_silicon(in.gpu_name) && !vllm.capabilities().metal;
+  const bool metal_only = in.gpu_arch.vendor == GpuVendor::apple && !vllm.capabilities().metal;
   if (const auto version = vllm.parse_version(vllm.default_version());
       version && !metal_only && !k.has(reserve) && !k.has(utilization)) {
     const KnobSet defaults;
