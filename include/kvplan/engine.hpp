@@ -64,13 +64,16 @@ struct Knob {
   std::uint64_t max = 0;       // upper bound for counts (0: the type's own bound)
   bool zero_ok = false;        // a count or size of 0 is meaningful ("-c 0": the model's own length)
   std::string_view env;        // an environment variable that sets it too (LLAMA_ARG_CTX_SIZE)
+  /// A text knob the engine's command line may give several times, each adding to a comma-separated
+  /// list in order (llama.cpp's -ot); otherwise the last one given wins.
+  bool accumulates = false;
 
   using Reader = KnobValue (*)(std::string_view where, std::string_view text);
   constexpr Knob(std::string_view key_, std::string_view flags_, KnobType type_, Target target_, std::string_view cli_,
                  std::string_view help_, std::string_view source_, Reader parse_ = nullptr, std::uint64_t max_ = 0,
-                 bool zero_ok_ = false, std::string_view env_ = {})
+                 bool zero_ok_ = false, std::string_view env_ = {}, bool accumulates_ = false)
       : key(key_), flags(flags_), type(type_), target(target_), cli(cli_), help(help_), source(source_), parse(parse_),
-        max(max_), zero_ok(zero_ok_), env(env_) {}
+        max(max_), zero_ok(zero_ok_), env(env_), accumulates(accumulates_) {}
 };
 
 /// The values of an engine's own knobs, typed; indices are positions in Engine::knobs().

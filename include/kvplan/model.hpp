@@ -145,6 +145,11 @@ struct ModelSpec {
   /// intermediate_size for a gated MLP (gate_up's output and the activation's), 2 x for a plain one,
   /// top-k x 3 x the expert width (plus shared experts) for MoE. 0 when the rules do not say.
   std::uint64_t mlp_activation_width = 0;
+  /// The decoder layers (from 0) whose MLP holds routed experts, and how many matrices each expert
+  /// has (3 gated: gate, up, down; 2 plain: up, down): where llama.cpp's expert tensors
+  /// (blk.N.ffn_{gate,up,down}_exps) are, for -ot, --cpu-moe and --n-cpu-moe. Empty when dense.
+  std::vector<std::uint32_t> moe_layers;
+  std::uint32_t expert_matrices = 3;
   std::string torch_dtype;                // "bf16", "fp16" (fp32 checkpoints load as bf16)
   std::string expert_weight_dtype;        // set when experts ship quantized (gpt-oss: mxfp4)
   std::string checkpoint_weight_dtype;    // set when all weights ship quantized (DeepSeek-V3: fp8)

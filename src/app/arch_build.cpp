@@ -467,6 +467,7 @@ struct Reader {
   Geometry g;
   std::uint32_t model_dtype_bytes = 2;
   mutable Wide widest_mlp = 0;  // count_params: the widest MLP activation per token (ModelSpec::mlp_activation_width)
+  mutable std::vector<std::uint32_t> moe_layers;  // count_params: the layers with routed experts (ModelSpec::moe_layers)
 
   bool is_mla() const { return f.has("kv_lora_rank"); }
 
@@ -835,6 +836,7 @@ struct Reader {
     // activation's (1 x width) of a gated MLP, fc1's and the activation's (2 x width) of a plain one.
     const auto live = [&](Wide width) { return (pr.plain_mlp || pr.falcon ? 2 : 3) * width; };
     widest_mlp = 0;
+    moe_layers.clear();
     for (std::uint32_t i = 0; i < g.layers; ++i) {
       attention += attention_params(kinds[i], i);
       if (!ffn_per_layer.empty()) {
@@ -852,6 +854,7 @@ struct Reader {
                                                                                    : dense_ffn));
       }
       if (moe_here) {
+        moe_layers.push_back(i);
         experts += moe->experts * (pr.plain_mlp ? 2 * expert_width * moe->expert_ffn
                                                 : gated_mlp(expert_width, moe->expert_ffn));
         if (latent) {
@@ -972,7 +975,7 @@ std::vector<std::string> apply_defaults(HObject& object, const ArchRow& row) {
 }
 
 ModelSpec build_model(const HFields& f, const HFields& top, const ArchRow& row, std::string_view name) {
-  Reader r{f, top, row, read_geometry(f, row)};
+  Reader r{f, top, row, read_geometry(f, row), 2, 0, {}};
   // Conv states are in the model dtype; engines load fp32 checkpoints in 16 bits too (vLLM dtype auto).
   r.model_dtype_bytes = 2;
   const std::vector<Kind> kinds = layer_kinds(f, row, r.g.layers);
@@ -1055,6 +1058,8 @@ ModelSpec build_model(const HFields& f, const HFields& top, const ArchRow& row, 
   }
   m.params = r.count_params(kinds);
   m.mlp_activation_width = static_cast<std::uint64_t>(r.widest_mlp);
+  m.moe_layers = std::move(r.moe_layers);
+  m.expert_matrices = row.params.plain_mlp ? 2 : 3;
   return m;
 }
 

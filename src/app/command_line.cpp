@@ -559,6 +559,9 @@ PlanRequest read_prefixed(const Prefix& pre, const CommandContext& ctx) {
         if (const auto* s = std::get_if<std::string>(&v); s != nullptr && *s == "auto" && k.type != KnobType::text) {
           break;  // the engine's own default
         }
+        if (const KnobValue* before = q.knobs.find(index); k.accumulates && before != nullptr) {
+          v = std::get<std::string>(*before) + "," + std::get<std::string>(v);  // -ot A -ot B: A, then B
+        }
         q.knobs.set(index, std::move(v));
         break;
       }

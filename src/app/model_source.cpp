@@ -395,8 +395,10 @@ Hardware hardware_from_vram(std::string_view text) {
                          size.decimal ? "decimal: GB = 10^9 B" : "binary: GiB = 2^30 B");
   if (size.decimal) {
     for (const GpuSpec& g : gpu_catalog()) {
-      if (g.slice_of.empty() && g.marketed.find("per") == std::string_view::npos &&
-          parse_size("", g.marketed).bytes == size.bytes) {
+      // A whole GPU sold by a plain size ("80 GB"): not a MIG slice, a GCD's share ("64 GB per GCD") or a
+      // Mac's unified memory ("16 GB unified"), which is the machine's, not a GPU's.
+      const bool plain = g.slice_of.empty() && g.marketed.find(' ') == g.marketed.rfind(' ');
+      if (plain && parse_size("", g.marketed).bytes == size.bytes) {
         h.detail += fmt::format("; a GPU sold as \"{}\" ({}) exposes {}: try --gpu {}", g.marketed, g.name,
                                 format_bytes(g.memory_bytes), g.name);
         break;

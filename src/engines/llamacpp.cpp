@@ -9,6 +9,7 @@
 #include <array>
 #include <fmt/format.h>
 #include <numeric>
+#include <regex>
 #include <tuple>
 #include <variant>
 
@@ -31,8 +32,74 @@ constexpr std::uint64_t kFitMinContext = 4096;  // fit_params_min_ctx (common.h;
 
 enum K : std::size_t {
   ctx_size, parallel, cache_type_k, cache_type_v, kv_unified, swa_full, fit, fit_target, fit_ctx, ubatch_size,
-  flash_attn, model, gpu_layers, kv_offload, split_mode, tensor_split, main_gpu, mlock, mmap, host_memory, kCount
+  flash_attn, model, gpu_layers, kv_offload, split_mode, tensor_split, main_gpu, mlock, mmap, host_memory,
+  override_tensor, cpu_moe, n_cpu_moe, kCount
 };
+
+// Tensor buffer overrides (-ot PATTERN=BUFFER,...; common/arg.cpp parse_tensor_buffer_overrides): a
+// buffer type's name is the one its device's backend gives it: "CPU", or a GPU's ("CUDA0", "ROCm1",
+// "Vulkan0", "SYCL0", "MTL0"; Metal's older "Metal"). The device, or -1 for host memory; nullopt: not a
+// buffer type name (llama.cpp: "unknown buffer type").
+std::optional<int> buffer_device(std::string_view name) {
+  if (name == "CPU") {
+    return -1;
+  }
+  if (name == "Metal") {
+    return 0;
+  }
+  for (std::string_view backend : {"CUDA", "ROCm", "Vulkan", "SYCL", "MTL"}) {
+    if (name.size() > backend.size() && name.substr(0, backend.size()) == backend) {
+      if (const auto d = to_unsigned(name.substr(backend.size())); d && *d < 64) {
+        return static_cast<int>(*d);
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+struct Override {
+  std::regex pattern;
+  std::string text;  // PATTERN=BUFFER as given
+  int device = -1;   // -1: host memory
+};
+
+// "a=CPU,b=CUDA1" as llama.cpp reads it: split on ',', each at its first '='; the pattern is an
+// ECMAScript regex that src/llama-model-loader.cpp matches with std::regex_search.
+std::vector<Override> read_overrides(std::string_view where, std::string_view text) {
+  std::vector<Override> out;
+  for (std::string_view rest = text; !rest.empty();) {
+    const std::size_t cut = rest.find(',');
+    const std::string_view item = rest.substr(0, cut);
+    rest = cut == std::string_view::npos ? std::string_view{} : rest.substr(cut + 1);
+    const std::size_t eq = item.find('=');
+    if (eq == std::string_view::npos || eq == 0) {
+      throw Error(fmt::format("{}: {} is not PATTERN=BUFFER (e.g. exps=CPU)", where, quote_input(item)));
+    }
+    const std::string_view buffer = item.substr(eq + 1);
+    const std::optional<int> device = buffer_device(buffer);
+    if (!device) {
+      throw Error(fmt::format("{}: unknown buffer type {}; use CPU, or a device such as CUDA0 (llama.cpp lists them with "
+                              "--list-devices)",
+                              where, quote_input(buffer)));
+    }
+    if (eq > 256 || out.size() >= 256) {
+      throw Error(fmt::format("{}: over 256 overrides or a pattern over 256 characters; kvplan reads at most those", where));
+    }
+    try {
+      out.push_back(Override{std::regex(std::string(item.substr(0, eq))), std::string(item), *device});
+    } catch (const std::regex_error&) {
+      throw Error(fmt::format("{}: {} is not a regular expression llama.cpp can use (std::regex, ECMAScript)", where,
+                              quote_input(item.substr(0, eq))));
+    }
+  }
+  return out;
+}
+
+// The check a command line gets when it is read; predict() reads the list again.
+KnobValue override_list(std::string_view where, std::string_view text) {
+  (void)read_overrides(where, text);
+  return std::string(text);
+}
 
 // -ngl N|auto|all (common/arg.cpp): a count of layers, or every layer (the default).
 KnobValue layer_count(std::string_view where, std::string_view text) {
@@ -152,6 +219,15 @@ constexpr std::array<Knob, kCount> kKnobs{{
      "common/arg.cpp common_params.use_mmap"},
     {"host_memory", "", KnobType::bytes, Target::own, "--host-memory",
      "llama.cpp: host RAM for the layers and KV kept off the GPUs (a budget of its own, e.g. 64GB)", "kvplan"},
+    {"override_tensor", "-ot --override-tensor", KnobType::text, Target::own, "--override-tensor",
+     "llama.cpp: PATTERN=BUFFER,...: tensors whose name matches go to that buffer (exps=CPU: experts in host RAM)",
+     "common/arg.cpp common_params.tensor_buft_overrides", override_list, 0, false, {}, true},
+    {"cpu_moe", "-cmoe --cpu-moe", KnobType::flag, Target::own, "--cpu-moe",
+     "llama.cpp: every layer's expert weights in host RAM (the layers' KV stays on their GPU)",
+     "common/arg.cpp, common/common.h LLM_FFN_EXPS_REGEX"},
+    {"n_cpu_moe", "-ncmoe --n-cpu-moe", KnobType::count, Target::own, "--n-cpu-moe",
+     "llama.cpp: the expert weights of the first N layers in host RAM", "common/arg.cpp, llm_ffn_exps_block_regex",
+     nullptr, 1 << 20, true},
 }};
 
 // Where llama.cpp puts each layer (src/llama-model.cpp load_tensors): the last n_gpu_layers of the
@@ -160,7 +236,9 @@ constexpr std::array<Knob, kCount> kKnobs{{
 // cumulative tensor_split share exceeds il / act, act = min(n_gpu_layers, n_layer + 1). The token
 // embeddings always stay in host memory (the input layer's buffer type is the CPU's); a tied output
 // layer is a second copy of them (TENSOR_DUPLICATED). Each layer's KV lives with it
-// (src/llama-kv-cache.cpp: the layer's device), or in host memory with -nkvo.
+// (src/llama-kv-cache.cpp: the layer's device), or in host memory with -nkvo. Tensor overrides
+// (-ot, --cpu-moe, --n-cpu-moe) move weights, never the KV: src/llama-model-loader.cpp create_tensor
+// gives a tensor the buffer of the first override whose pattern std::regex_search finds in its name.
 struct Placement {
   std::vector<std::uint64_t> weights;  // per device
   std::vector<std::uint32_t> layers;   // repeating layers per device
@@ -172,7 +250,61 @@ struct Placement {
   bool kv_split_evenly = false;        // -sm tensor: every device holds a share of every layer's KV
   std::uint32_t kv_device = 0;         // -sm row: the main GPU holds all KV
   bool kv_on_main = false;
+  std::uint64_t moved_to_host = 0;     // weights the overrides put in host memory
+  std::uint64_t moved_to_gpus = 0;     // weights the overrides put on another GPU, or on a GPU from the host
+  std::uint32_t moved_tensors = 0;
 };
+
+// common/common.h LLM_FFN_EXPS_REGEX, "\\.ffn_(up|down|gate|gate_up)_(ch|)exps": --cpu-moe is one override of
+// it to the CPU, --n-cpu-moe N one per layer i < N of "blk\\.i" followed by it (llm_ffn_exps_block_regex). kvplan
+// applies them as those patterns would match its expert tensors' names, after the -ot overrides (llama.cpp keeps
+// them in command-line order).
+struct Rules {
+  std::vector<Override> ot;
+  bool cpu_moe = false;
+  std::uint64_t n_cpu_moe = 0;
+  bool any() const { return !ot.empty() || cpu_moe || n_cpu_moe > 0; }
+  // The buffer of a tensor: an override's device (-1: host), or nullopt: where the layer puts it.
+  std::optional<int> of(const std::string& name, bool expert, std::uint64_t layer) const {
+    for (const Override& o : ot) {
+      if (std::regex_search(name, o.pattern)) {
+        return o.device;
+      }
+    }
+    if (expert && (cpu_moe || layer < n_cpu_moe)) {
+      return -1;
+    }
+    return std::nullopt;
+  }
+};
+
+// Each decoder layer's cache kind decides its attention tensors' names (src/llama-arch.cpp LLM_TENSOR_NAMES).
+std::vector<std::string_view> attention_names(const ModelSpec& m, std::uint64_t layer) {
+  for (std::size_t c = 0; c < m.layer_decoder.size() && c < m.layer_group.size(); ++c) {
+    if (m.layer_decoder[c] != layer || m.layer_group[c] >= m.layers.size()) {
+      continue;
+    }
+    using Names = std::vector<std::string_view>;
+    const Names gqa{"attn_norm", "attn_q", "attn_k", "attn_v", "attn_output"};
+    return std::visit(
+        overloaded{
+            [&](const FullAttention&) { return gqa; },
+            [&](const SlidingWindow&) { return gqa; },
+            [](const LatentAttention&) {
+              return Names{"attn_norm",     "attn_q_a",       "attn_q_a_norm", "attn_q_b",
+                           "attn_kv_a_mqa", "attn_kv_a_norm", "attn_kv_b",     "attn_output"};
+            },
+            [](const RecurrentState&) { return Names{"attn_norm", "ssm_in", "ssm_conv1d", "ssm_out"}; },
+            [&](const ChunkedLocal&) { return gqa; },
+            [&](const CrossAttention&) { return gqa; },
+            [&](const SharedKV&) { return gqa; },
+            [&](const IndexerCache&) { return gqa; },
+            [&](const NoCache&) { return gqa; },
+        },
+        m.layers[m.layer_group[c]].spec);
+  }
+  return {"attn_norm", "attn_q", "attn_k", "attn_v", "attn_output"};
+}
 
 Placement place(const ModelSpec& m, const WeightFormat& w, const KnobSet& s, std::uint32_t devices) {
   Placement pl;
@@ -212,21 +344,51 @@ Placement place(const ModelSpec& m, const WeightFormat& w, const KnobSet& s, std
     }
     sum = devices;
   }
+  Rules rules;
+  if (const KnobValue* ot = s.find(override_tensor)) {
+    rules.ot = read_overrides("-ot", std::get<std::string>(*ot));
+    for (const Override& o : rules.ot) {
+      if (o.device >= static_cast<int>(devices)) {
+        throw Error(fmt::format("-ot {}: unknown buffer type: the plan has {} GPU{} (CUDA0{})", quote_input(o.text), devices,
+                                devices == 1 ? "" : "s", devices == 1 ? std::string() : fmt::format(" to CUDA{}", devices - 1)));
+      }
+    }
+  }
+  rules.cpu_moe = s.flag(cpu_moe).value_or(false);
+  rules.n_cpu_moe = s.number(n_cpu_moe).value_or(0);
   const ParamCounts& p = m.params;
   ParamCounts emb = p;
   emb.lm_head = emb.attention = emb.mlp = emb.experts = emb.norms = emb.vision = 0;
   ParamCounts out = emb;
   out.embedding = p.lm_head > 0 ? p.lm_head : p.embedding;
+  ParamCounts exp = emb;
+  exp.embedding = 0;
+  exp.experts = p.experts;
+  ParamCounts att = exp;
+  att.experts = 0;
+  att.attention = p.attention;
+  att.norms = p.norms;
   const std::uint64_t total = weight_bytes_per_gpu(p, w, 1);
   const std::uint64_t emb_bytes = weight_bytes_per_gpu(emb, w, 1);
   const std::uint64_t out_bytes = weight_bytes_per_gpu(out, w, 1);
   const std::uint64_t repeating = sat_sub(total, sat_add(emb_bytes, p.lm_head > 0 ? out_bytes : 0));
+  // The routed experts are in the MoE layers only (ModelSpec::moe_layers); the rest of the repeating
+  // weights is shared evenly (exact when the layers are alike).
+  const std::uint64_t n_moe = m.moe_layers.size();
+  const std::uint64_t experts_bytes = n_moe == 0 ? 0 : std::min(weight_bytes_per_gpu(exp, w, 1), repeating);
+  const std::uint64_t rest_bytes = repeating - experts_bytes;
+  const std::uint64_t attention_bytes = std::min(weight_bytes_per_gpu(att, w, 1), rest_bytes);
+  std::vector<std::uint64_t> layer_experts(n, 0);
+  for (std::uint64_t k = 0; k < n_moe; ++k) {
+    if (m.moe_layers[k] < n) {
+      layer_experts[m.moe_layers[k]] = experts_bytes / n_moe + (k < experts_bytes % n_moe ? 1 : 0);
+    }
+  }
   const std::uint64_t act = std::min<std::uint64_t>(ngl, std::uint64_t{n} + 1);
   const std::uint64_t first = ngl >= n ? 0 : n - ngl;
   pl.weights.assign(devices, 0);
   pl.layers.assign(devices, 0);
   pl.kv_here.assign(devices, s.flag(kv_offload).value_or(true));
-  pl.host_weights = emb_bytes;
   auto device_of = [&](std::uint64_t il) -> std::uint32_t {
     if (mode == "none") {
       return main;
@@ -239,29 +401,91 @@ Placement place(const ModelSpec& m, const WeightFormat& w, const KnobSet& s, std
     }
     return devices - 1;
   };
-  for (std::uint64_t il = 0; il <= n; ++il) {
-    const bool output = il == n;
-    const std::uint64_t bytes = output ? out_bytes : repeating / n + (il < repeating % n ? 1 : 0);
-    if (il < first || (output && ngl <= n)) {
+  constexpr int kHost = -1;
+  constexpr int kRows = -2;  // -sm row or tensor: each matrix's rows over the devices by their shares
+  auto put = [&](int where, std::uint64_t bytes) {
+    if (where == kHost) {
       pl.host_weights += bytes;
-      pl.host_layers += output ? 0 : 1;
-      continue;
-    }
-    ++pl.offloaded;
-    if (mode == "row" || mode == "tensor") {
-      // Rows of each matrix over the devices by their shares (the KV stays with the main GPU for row).
+    } else if (where == kRows) {
       for (std::uint32_t d = 0; d < devices; ++d) {
         pl.weights[d] += bytes * share[d] / sum;
       }
+    } else {
+      pl.weights[static_cast<std::size_t>(where)] += bytes;
+    }
+  };
+  // A group of tensors that kvplan sizes as a whole goes where its tensors' overrides send it; if they
+  // disagree, kvplan cannot size the split and says so.
+  auto place_group = [&](int home, std::uint64_t bytes, std::uint64_t layer, bool expert, const std::string& prefix,
+                         std::span<const std::string_view> names) {
+    std::optional<int> where;
+    std::string first_name;
+    for (std::string_view nm : names) {
+      const std::string name = fmt::format("{}{}.weight", prefix, nm);
+      const int to = rules.of(name, expert, layer).value_or(home);
+      if (where && *where != to) {
+        throw Error(fmt::format("-ot: the overrides send {} and {} to different buffers; kvplan sizes a layer's {} "
+                                "tensors only together: give patterns that match all of them or none (such as "
+                                "exps=CPU for the experts, or blk\\.N\\.=CPU for whole layers)",
+                                first_name, name, expert ? "expert" : nm.rfind("ffn", 0) == 0 ? "FFN" : "attention"));
+      }
+      if (!where) {
+        first_name = name;
+      }
+      where = to;
+    }
+    if (*where != home) {
+      ++pl.moved_tensors;
+      (*where == kHost ? pl.moved_to_host : pl.moved_to_gpus) += bytes;
+    }
+    put(*where, bytes);
+  };
+  const bool rows = mode == "row" || mode == "tensor";
+  constexpr std::array<std::string_view, 1> kEmbd{"token_embd"};
+  place_group(kHost, emb_bytes, n, false, "", kEmbd);
+  for (std::uint64_t il = 0; il <= n; ++il) {
+    const bool output = il == n;
+    const bool on_host = il < first || (output && ngl <= n);
+    const int home = on_host ? kHost : rows ? kRows : static_cast<int>(device_of(il));
+    if (on_host) {
+      pl.host_layers += output ? 0 : 1;
+    } else {
+      ++pl.offloaded;
       if (!output) {
-        ++pl.layers[main];
+        ++pl.layers[rows ? main : static_cast<std::uint32_t>(home)];
+      }
+    }
+    if (output) {
+      const std::array<std::string_view, 2> names{"output_norm", p.lm_head > 0 ? "output" : "token_embd"};
+      if (rules.any()) {
+        place_group(home, out_bytes, il, false, "", names);
+      } else {
+        put(home, out_bytes);
       }
       continue;
     }
-    const std::uint32_t d = device_of(il);
-    pl.weights[d] += bytes;
-    if (!output) {
-      ++pl.layers[d];
+    const std::uint64_t rest = rest_bytes / n + (il < rest_bytes % n ? 1 : 0);
+    if (!rules.any()) {
+      put(home, rest + layer_experts[il]);
+      continue;
+    }
+    const std::string prefix = fmt::format("blk.{}.", il);
+    const std::uint64_t attn = attention_bytes / n + (il < attention_bytes % n ? 1 : 0);
+    place_group(home, attn, il, false, prefix, attention_names(m, il));
+    static constexpr std::array<std::string_view, 4> kDense{"ffn_norm", "ffn_gate", "ffn_up", "ffn_down"};
+    static constexpr std::array<std::string_view, 5> kMoe{"ffn_norm", "ffn_gate_inp", "ffn_gate_shexp", "ffn_up_shexp",
+                                                          "ffn_down_shexp"};
+    if (layer_experts[il] == 0) {
+      place_group(home, rest - attn, il, false, prefix, kDense);
+      continue;
+    }
+    place_group(home, rest - attn, il, false, prefix, kMoe);
+    // Each expert matrix is its own tensor: gate, up and down (a plain MLP's experts: up and down).
+    static constexpr std::array<std::string_view, 3> kExperts{"ffn_gate_exps", "ffn_up_exps", "ffn_down_exps"};
+    const std::uint32_t k = m.expert_matrices == 2 ? 2 : 3;
+    for (std::uint32_t e = 0; e < k; ++e) {
+      const std::uint64_t bytes = layer_experts[il] / k + (e < layer_experts[il] % k ? 1 : 0);
+      place_group(home, bytes, il, true, prefix, std::span(kExperts).subspan(k == 2 ? e + 1 : e, 1));
     }
   }
   pl.kv_on_main = mode == "row";
@@ -652,7 +876,7 @@ EnginePrediction Llamacpp::predict(const EngineInputs& in) const {
     p.notes.push_back(fmt::format("--fit shrank n_ctx from {} to {} so that {} MiB stay free on the device",
                                   with_commas(fitted_from), with_commas(n_ctx), fit_free / kMiB));
   }
-  const bool split = pl.weights.size() > 1 || pl.host_layers > 0 || host_kv > 0;
+  const bool split = pl.weights.size() > 1 || pl.host_layers > 0 || host_kv > 0 || pl.moved_tensors > 0;
   if (in.gpu_memory_bytes > 0) {
     const std::string device = pl.weights.size() > 1 ? fmt::format(" (CUDA{}, the fullest)", busiest) : "";
     p.budget = {
@@ -686,6 +910,13 @@ EnginePrediction Llamacpp::predict(const EngineInputs& in) const {
       p.log_lines.push_back(fmt::format("llama_kv_cache: {:>10} KV buffer size = {:8.2f} MiB", "CPU",
                                         static_cast<double>(host_kv) / static_cast<double>(kMiB)));
     }
+    if (pl.moved_tensors > 0) {
+      p.notes.push_back(fmt::format(
+          "The tensor overrides (-ot, --cpu-moe, --n-cpu-moe) move {} tensors: {} of weights to host memory{}; each "
+          "runs where its weights are (on the CPU in host memory), and every layer's KV stays with its layer",
+          pl.moved_tensors, format_bytes(pl.moved_to_host),
+          pl.moved_to_gpus > 0 ? fmt::format(" and {} to another GPU", format_bytes(pl.moved_to_gpus)) : std::string()));
+    }
     if (pl.host_layers > 0 || host_kv > 0) {
       p.notes.push_back(fmt::format("{} of {} layers and {} of KV are in host memory: they run on the CPU (the host "
                                     "must hold {} of weights and KV)",
@@ -712,7 +943,8 @@ EnginePrediction Llamacpp::predict(const EngineInputs& in) const {
                           Cell::bytes(device_kv[d]), pl.kv_here[d] ? "its layers' KV" : "-nkvo: in host memory"});
     }
     p.fields.push_back({"host_model_buffer_bytes", "CPU model buffer", Cell::bytes(pl.host_weights),
-                        fmt::format("token embeddings and {} layers", pl.host_layers)});
+                        fmt::format("token embeddings and {} layers{}", pl.host_layers,
+                                    pl.moved_to_host > 0 ? ", and the tensors the overrides put there" : "")});
     p.fields.push_back({"host_kv_buffer_bytes", "CPU KV buffer", Cell::bytes(host_kv), ""});
     p.fields.push_back({"host_memory_needed_bytes", "Host RAM needed", Cell::bytes(host_needed),
                         resident ? "the CPU KV buffer and the host-side weights (--mlock or --no-mmap)"

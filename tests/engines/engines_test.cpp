@@ -108,6 +108,29 @@ TEST_CASE("a flag table names only flags the engine has, and every flag it has",
   }
 }
 
+TEST_CASE("docs/engines.md counts each flag table's classes as the tables do", "[engines][docs]") {
+  const std::string doc = kvplan::test::slurp(fs::path(KVPLAN_SOURCE_DIR) / "docs/engines.md");
+  const std::size_t table = doc.find("| Engine | Read from | Flags | modelled | unmodelled | none |");
+  REQUIRE(table != std::string::npos);
+  for (const kvplan::Engine* e : kvplan::all_engines()) {
+    const auto rows = e->flag_classes();
+    if (rows.empty()) {
+      continue;
+    }
+    std::size_t modelled = 0, unmodelled = 0, none = 0;
+    for (const kvplan::FlagClass& row : rows) {
+      (row.memory == kvplan::Memory::modelled ? modelled : row.memory == kvplan::Memory::unmodelled ? unmodelled : none)++;
+    }
+    // The row of the table "| Engine | Read from | Flags | modelled | unmodelled | none |" for this engine.
+    const std::string counts = fmt::format("| {} | {} | {} | {} |", rows.size(), modelled, unmodelled, none);
+    const std::size_t at = doc.find(fmt::format("\n| {} ", e->display()), table);
+    INFO(e->name() << ": docs/engines.md should have a row ending " << counts);
+    REQUIRE(at != std::string::npos);
+    const std::size_t end = doc.find('\n', at + 1);
+    CHECK(doc.substr(at, end - at).ends_with(counts));
+  }
+}
+
 TEST_CASE("engine names appear only in src/engines/: the rest of the code asks the engine", "[engines]") {
   // String literals outside src/engines/ that name an engine (the registry and the engines' own files
   // are the only places that may).

@@ -2,6 +2,7 @@
 // where the GPU lacks the arithmetic of a planned dtype (issue #12).
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 #include <string>
 
 #include "kvplan/cli.hpp"
@@ -105,4 +106,19 @@ TEST_CASE("the GPU names people and drivers write resolve", "[gpus]") {
   // A profile after the GPU's name without "MIG" (issue #12's A100-80GB-3g.40gb).
   CHECK(parse_gpu("A100-80GB-3g.40gb").gpu->name == "A100-80GB-MIG-3g.40gb");
   CHECK(parse_gpu("A100-80GB-3g.40gb").gpu->memory_bytes == 40192ULL << 20);  // -lgip 39.25 GiB
+}
+
+TEST_CASE("a --vram size: every size is taken, and names the GPU sold at that size", "[gpus]") {
+  // Every whole decimal size from 1 to 2,000 GB is a plain memory size; the catalog's "sold as" texts
+  // ("64 GB per GCD", "16 GB unified") are only compared, never in the way.
+  for (std::uint64_t gb = 1; gb <= 2000; ++gb) {
+    INFO(gb);
+    const kvplan::Hardware h = kvplan::hardware_from_vram(fmt::format("{}GB", gb));
+    CHECK(h.vram_bytes == gb * 1'000'000'000);
+  }
+  // An H100 is sold as 80 GB and exposes 79.19 GiB (docs/gpus.md).
+  CHECK(kvplan::hardware_from_vram("80GB").detail.find("a GPU sold as \"80 GB\" (H100-SXM) exposes 79.19 GiB") !=
+        std::string::npos);
+  CHECK(kvplan::hardware_from_vram("100GB").detail.find("sold as") == std::string::npos);
+  CHECK(kvplan::hardware_from_vram("8GB").detail.find("Mac") == std::string::npos);
 }
