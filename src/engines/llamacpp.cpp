@@ -1,6 +1,7 @@
 // llama.cpp (llama-server): its knobs and flags; exactly n_ctx cells, padded to 256; SWA layers in a
-// second cache of pad256(n_swa * n_seq + n_ubatch) cells; MLA K-only since 2026-01-24; recurrent
-// state in f32; its launch command and command lines.
+// second cache of pad256(n_swa * n_seq + n_ubatch) cells; MLA K-only since b7832; recurrent
+// state in f32; what older builds do (a table of changes by build number); tensor overrides; its
+// launch command and command lines.
 // Sources (docs/engines.md): src/llama-context.cpp (n_ctx padding), src/llama-kv-cache.cpp
 // (allocation and its log line), src/llama-kv-cache-iswa.cpp (SWA size), src/llama-hparams.cpp
 // (n_embd_k_gqa, n_embd_r/s), PR #19067 (V-less cache for MLA), common/arg.cpp (flags, --fit).
@@ -24,9 +25,42 @@
 namespace kvplan {
 namespace {
 
-// Version keys are build dates, YYYYMMDD.
-constexpr int kVlessMlaSince = 20260124;   // PR #19067 "kv-cache : support V-less cache"
+// Versions: a build number (bNNNN: the release tag, `git rev-list --count` of its master commit) or a
+// build date (YYYYMMDD). Keys below kDateKeys are build numbers. Each behaviour change kvplan models is
+// one row: the first build that has it and the day its PR merged (docs/engines.md, "llama.cpp by
+// build"; ggml-org/llama.cpp's master history, github.com/ggml-org/llama.cpp/releases/tag/bNNNN).
+constexpr int kDateKeys = 10'000'000;
+struct Change {
+  int build;
+  int date;
+  std::string_view what;  // the PR, for messages
+};
+constexpr Change kPadByFa{2871, 20240513, "PR #7257"};        // KV padding 256 with flash attention, 32 without
+constexpr Change kOverrides{5028, 20250402, "PR #11397"};     // -ot / --override-tensor
+constexpr Change kMla{5137, 20250415, "PR #12801"};           // DeepSeek's latent cache (else MHA-expanded K/V)
+constexpr Change kSwaCache{5429, 20250520, "PR #13194"};      // sliding layers in their own cache; --swa-full
+constexpr Change kSwaUbatch{5554, 20250531, "PR #13833"};     // that cache: n_swa + n_ubatch cells (was n_batch)
+constexpr Change kStreams{5913, 20250716, "PR #14363"};       // per-sequence streams, --kv-unified
+constexpr Change kSetRows{6071, 20250802, "PR #14959"};       // streams on (before: "forcing unified KV cache")
+constexpr Change kCpuMoe{6051, 20250731, "PR #14992"};        // --cpu-moe
+constexpr Change kNCpuMoe{6089, 20250805, "PR #15077"};       // --n-cpu-moe
+constexpr Change kAllLayers{6325, 20250830, "PR #15434"};     // -ngl default all (was 0), -fa default auto
+constexpr Change kNoPad{6868, 20251028, "PR #16812"};         // no KV size padding
+constexpr Change kServerSlots{6925, 20251102, "PR #16736"};   // llama-server: 4 slots and a unified cache
+constexpr Change kPad256{6975, 20251107, "PR #17046"};        // n_ctx, n_ctx_seq and the SWA cache padded to 256
+constexpr Change kFit{7407, 20251215, "PR #16653"};           // --fit (on), and -c default 0 (was 4096)
+constexpr Change kAutoSlots{7433, 20251216, "PR #17997"};     // -np -1 (auto) by default: an explicit -np 1 is kept
+constexpr Change kVless{7832, 20260125, "PR #19067"};         // MLA: K only, no V
+constexpr bool has(const Change& c, int version) noexcept {
+  return version < kDateKeys ? version >= c.build : version >= c.date;
+}
+std::string version_name(int version) {
+  return version < kDateKeys ? fmt::format("b{}", version)
+                             : fmt::format("{:04}-{:02}-{:02}", version / 10000, version / 100 % 100, version % 100);
+}
 constexpr std::uint64_t kPad = 256;         // GGML_PAD(n_ctx, 256), PR #17046; SWA cache padding, issue #17037
+constexpr std::uint64_t kOldContext = 4096;  // common_params.n_ctx before PR #16653 (since PR #10136, b4014)
+constexpr std::uint64_t kBatch = 2048;       // common_params.n_batch: the SWA cache's margin in b5429-b5553
 constexpr std::uint64_t kFitTargetMiB = 1024;  // --fit leaves fit_params_target = 1024 MiB free (common.h)
 constexpr std::uint64_t kFitMinContext = 4096;  // fit_params_min_ctx (common.h; -fitc)
 
@@ -191,8 +225,8 @@ constexpr std::array<Knob, kCount> kKnobs{{
      nullptr, 0, true},
     {"ubatch_size", "-ub --ubatch-size", KnobType::count, Target::own, "--ubatch-size",
      "llama.cpp: physical batch (default 512)", "common/arg.cpp common_params.n_ubatch", nullptr, 1 << 20},
-    {"flash_attn", "-fa --flash-attn", KnobType::text, Target::own, "",
-     "llama.cpp: flash attention on|off|auto (default auto); a quantized V cache needs it",
+    {"flash_attn", "-fa --flash-attn", KnobType::text, Target::own, "--flash-attn",
+     "llama.cpp: flash attention on|off|auto (default auto; off before b6325); a quantized V cache needs it",
      "common/arg.cpp common_params.flash_attn_type"},
     {"model", "-m --model", KnobType::text, Target::model, "", "the model: a GGUF file",
      "common/arg.cpp common_params.model"},
@@ -306,15 +340,15 @@ std::vector<std::string_view> attention_names(const ModelSpec& m, std::uint64_t 
   return {"attn_norm", "attn_q", "attn_k", "attn_v", "attn_output"};
 }
 
-Placement place(const ModelSpec& m, const WeightFormat& w, const KnobSet& s, std::uint32_t devices) {
+Placement place(const ModelSpec& m, const WeightFormat& w, const KnobSet& s, std::uint32_t devices, bool all_layers) {
   Placement pl;
   pl.n_layer = std::max<std::uint32_t>(m.num_hidden_layers, 1);
   const std::uint32_t n = pl.n_layer;
   devices = std::max<std::uint32_t>(devices, 1);
   const KnobValue* ngl_v = s.find(gpu_layers);
-  const std::uint64_t ngl = ngl_v == nullptr || std::holds_alternative<std::string>(*ngl_v)
-                                ? std::uint64_t{n} + 1
-                                : std::get<std::uint64_t>(*ngl_v);
+  const std::uint64_t ngl = ngl_v == nullptr ? (all_layers ? std::uint64_t{n} + 1 : 0)
+                            : std::holds_alternative<std::string>(*ngl_v) ? std::uint64_t{n} + 1
+                                                                          : std::get<std::uint64_t>(*ngl_v);
   const std::string mode = s.find(split_mode) != nullptr ? std::get<std::string>(*s.find(split_mode)) : "layer";
   const std::uint32_t main = static_cast<std::uint32_t>(std::min<std::uint64_t>(s.number(main_gpu).value_or(0), devices - 1));
   // Shares: -ts, else equal (llama.cpp's default follows free memory, equal on identical GPUs).
@@ -533,6 +567,22 @@ std::string ggml_name(const DType& t) {
   return std::string(t.name);
 }
 
+// "b6089" (or "6089", as a log's "build: 6089 (ec428b02)" prints it) -> 6089; "2026-01-24" -> 20260124.
+std::optional<int> build_date(std::string_view text);
+std::optional<int> build_version(std::string_view text) {
+  const std::string_view digits = !text.empty() && (text[0] == 'b' || text[0] == 'B') ? text.substr(1) : text;
+  if (!digits.empty() && digits.size() <= 6 && std::all_of(digits.begin(), digits.end(), [](char c) {
+        return c >= '0' && c <= '9';
+      })) {
+    const auto n = to_unsigned(digits);
+    if (n && *n >= static_cast<std::uint64_t>(kPadByFa.build) && *n < 1'000'000) {
+      return static_cast<int>(*n);
+    }
+    return std::nullopt;
+  }
+  return build_date(text);
+}
+
 // "2026-01-24" -> 20260124 (builds from 2024-01-01 on).
 std::optional<int> build_date(std::string_view text) {
   if (text.size() != 10 || text[4] != '-' || text[7] != '-') {
@@ -569,8 +619,12 @@ struct Sizes {
   std::uint64_t total() const { return base.k_bytes + base.v_bytes + swa.k_bytes + swa.v_bytes + recurrent_bytes; }
 };
 
+// How a DeepSeek-style latent layer is cached: written out per head before PR #12801 (and from a GGUF
+// converted before it), the latent as K and V until PR #19067, the latent as K alone since.
+enum class MlaCache : std::uint8_t { expanded, latent_kv, latent_k };
+
 Sizes sizes(const ModelSpec& m, const DType& tk, const DType& tv, std::uint64_t n_ctx_seq, std::uint64_t streams,
-            std::uint64_t swa_cells, std::uint64_t n_seq, bool vless_mla) {
+            std::uint64_t swa_cells, std::uint64_t n_seq, MlaCache mla_cache, bool swa_cache) {
   Sizes s;
   s.base.cells = n_ctx_seq;
   s.swa.cells = swa_cells;
@@ -585,14 +639,20 @@ Sizes sizes(const ModelSpec& m, const DType& tk, const DType& tv, std::uint64_t 
                      v_width = std::uint64_t{full.num_key_value_heads} * full.v_head_dim.value_or(full.head_dim);
                    },
                    [&](const SlidingWindow& swa) {
-                     c = &s.swa;
+                     c = swa_cache ? &s.swa : &s.base;  // before PR #13194: every layer at n_ctx
                      k_width = std::uint64_t{swa.attention.num_key_value_heads} * swa.attention.head_dim;
                      v_width = std::uint64_t{swa.attention.num_key_value_heads} *
                                swa.attention.v_head_dim.value_or(swa.attention.head_dim);
                    },
                    [&](const LatentAttention& mla) {
+                     if (mla_cache == MlaCache::expanded) {  // n_head x (nope + rope) of K, n_head x v_head_dim of V
+                       k_width = std::uint64_t{m.dense_attention.num_key_value_heads} * m.dense_attention.head_dim;
+                       v_width = std::uint64_t{m.dense_attention.num_key_value_heads} *
+                                 m.dense_attention.v_head_dim.value_or(m.dense_attention.head_dim);
+                       return;
+                     }
                      k_width = std::uint64_t{mla.kv_lora_rank} + mla.qk_rope_head_dim;  // n_embd_head_k = rank + n_rot
-                     v_width = vless_mla ? 0 : mla.kv_lora_rank;  // K 576 + V 512 before PR #19067
+                     v_width = mla_cache == MlaCache::latent_k ? 0 : mla.kv_lora_rank;  // K 576 + V 512 before PR #19067
                    },
                    [&](const RecurrentState& r) {  // llama_memory_recurrent: R and S in f32
                      s.recurrent_bytes += std::uint64_t{g.count} * (r.conv_elements + r.ssm_elements) * 4 *
@@ -603,7 +663,7 @@ Sizes sizes(const ModelSpec& m, const DType& tk, const DType& tv, std::uint64_t 
                    // Llama 4's chunked attention is llama.cpp's iSWA cache with LLAMA_SWA_TYPE_CHUNKED
                    // (llama-model.cpp LLM_ARCH_LLAMA4: n_swa = attention_chunk_size).
                    [&](const ChunkedLocal& chunked) {
-                     c = &s.swa;
+                     c = swa_cache ? &s.swa : &s.base;
                      k_width = std::uint64_t{chunked.attention.num_key_value_heads} * chunked.attention.head_dim;
                      v_width = std::uint64_t{chunked.attention.num_key_value_heads} *
                                chunked.attention.v_head_dim.value_or(chunked.attention.head_dim);
@@ -642,8 +702,10 @@ class Llamacpp final : public Engine {
   std::string_view display() const override { return "llama.cpp"; }
   std::span<const std::string_view> aliases() const override { return kAliases; }
   std::string_view default_version() const override { return "2026-11-30"; }
-  std::string_view versions_help() const override { return "a build date, 2024-01-01 to 2030-12-31"; }
-  std::optional<int> parse_version(std::string_view t) const override { return build_date(t); }
+  std::string_view versions_help() const override {
+    return "a build number b2871 or later (bNNNN, the release tag), or a build date, 2024-01-01 to 2030-12-31";
+  }
+  std::optional<int> parse_version(std::string_view t) const override { return build_version(t); }
   Capabilities capabilities() const override {
     Capabilities c;
     c.splits_heads = false;  // --split-mode layer: whole layers per GPU
@@ -714,7 +776,12 @@ class Llamacpp final : public Engine {
     if (i.repository != "ggml-org/llama.cpp" && i.repository != "ggerganov/llama.cpp") {
       return std::nullopt;
     }
-    return std::string();  // tags name a build number ("server-cuda-b6000"), not a date
+    // Tags name a build: "server-cuda-b6000", "full-b5429"; "server-cuda" alone is the latest.
+    const std::size_t b = i.tag.rfind("-b");
+    if (b != std::string::npos && build_version(std::string_view(i.tag).substr(b + 1))) {
+      return i.tag.substr(b + 1);
+    }
+    return std::string();
   }
   std::vector<std::string> image_entrypoint(std::string_view image) const override {
     // .devops/cuda.Dockerfile, the server stage: ENTRYPOINT [ "/app/llama-server" ]
@@ -747,13 +814,53 @@ EnginePrediction Llamacpp::predict(const EngineInputs& in) const {
                                                                               : in.kv_dtype;
   const DType tk = s.dtype(cache_type_k).value_or(base);
   const DType tv = s.dtype(cache_type_v).value_or(base);
-  // llama-server: -np auto means 4 slots with a unified cache; -c 0 means n_ctx_train.
-  const bool auto_slots = !s.number(parallel).has_value();
-  const std::uint64_t n_seq = s.number(parallel).value_or(4);
-  const bool unified = s.flag(kv_unified).value_or(auto_slots);
-  const std::uint64_t asked = s.number(ctx_size).value_or(0) == 0 ? m.max_position_embeddings : *s.number(ctx_size);
+  const int v = in.version;
+  // Flags a build does not have: llama.cpp stops at them ("error: invalid argument").
+  for (const auto& [knob, change] : {std::pair{override_tensor, kOverrides}, std::pair{cpu_moe, kCpuMoe},
+                                     std::pair{n_cpu_moe, kNCpuMoe}, std::pair{kv_unified, kStreams},
+                                     std::pair{swa_full, kSwaCache}, std::pair{fit, kFit}, std::pair{fit_target, kFit},
+                                     std::pair{fit_ctx, kFit}}) {
+    // (A switch given as off asks for what the build does anyway: --fit off on a build before --fit.)
+    const bool asks = kKnobs[knob].type == KnobType::flag ? s.flag(knob).value_or(false) : s.has(knob);
+    if (asks && !has(change, v)) {
+      const std::string_view flags = kKnobs[knob].flags;
+      throw Error(fmt::format("llama.cpp {} has no {}: it came in b{} ({}); plan a newer build with --engine llamacpp@bNNNN",
+                              version_name(v), flags.substr(flags.find(' ') + 1), change.build, change.what));
+    }
+  }
+  // Slots (llama-server): -np auto means 4 slots with a unified cache (PR #17997); from PR #16736 to it,
+  // -np 1 without -kvu (the default) became 4 slots and a unified cache; before, the default was 1 slot.
+  // Per-sequence streams exist from PR #14363, and took effect from PR #14959 (before: one unified cache).
+  bool auto_slots = !s.number(parallel).has_value();
+  std::uint64_t n_seq = s.number(parallel).value_or(has(kAutoSlots, v) ? 4 : 1);
+  bool unified = s.flag(kv_unified).value_or(auto_slots && has(kAutoSlots, v));
+  bool forced_slots = false;
+  if (!has(kAutoSlots, v) && has(kServerSlots, v) && n_seq == 1 && !unified) {
+    n_seq = 4;  // tools/server/server.cpp: "setting n_parallel = 4 and kv_unified = true"
+    unified = true;
+    auto_slots = true;
+    forced_slots = true;
+  }
+  auto_slots = auto_slots && has(kServerSlots, v);
+  if (!has(kSetRows, v)) {
+    unified = true;
+  }
+  // -c: 0 means n_ctx_train; without -c, 4096 before PR #16653.
+  const std::optional<std::uint64_t> c_given = s.number(ctx_size);
+  const std::uint64_t asked = c_given.value_or(has(kFit, v) ? 0 : kOldContext) == 0
+                                  ? m.max_position_embeddings
+                                  : c_given.value_or(kOldContext);
   const std::uint64_t ubatch = s.number(ubatch_size).value_or(512);
-  const bool vless = in.version >= kVlessMlaSince;
+  // Flash attention: -fa on|off|auto (auto, taken as on, from PR #15434); before, a bare -fa turned it on.
+  const KnobValue* fa_v = s.find(flash_attn);
+  const std::string fa_text = fa_v != nullptr ? std::get<std::string>(*fa_v) : has(kAllLayers, v) ? "auto" : "off";
+  const bool fa_on = fa_text != "off" && fa_text != "0" && fa_text != "false";
+  // The cache's padding: 256 since PR #17046; none from PR #16812; before, 256 with flash attention and 32 without.
+  const std::uint64_t pad = has(kPad256, v) ? kPad : has(kNoPad, v) ? 1 : fa_on ? 256 : 32;
+  // (A GGUF converted before PR #12801 is read as dense attention already: src/app/gguf.cpp.)
+  const MlaCache mla_cache = !has(kMla, v)    ? MlaCache::expanded
+                             : has(kVless, v) ? MlaCache::latent_k
+                                              : MlaCache::latent_kv;
   std::uint64_t swa_window = 0;
   for (const LayerGroup& g : m.layers) {
     std::visit(overloaded{
@@ -771,22 +878,38 @@ EnginePrediction Llamacpp::predict(const EngineInputs& in) const {
   }
 
   auto layout = [&](std::uint64_t n_ctx_request) {
-    std::uint64_t n_ctx = round_up(n_ctx_request, kPad);
-    std::uint64_t n_ctx_seq = unified ? n_ctx : round_up(n_ctx / n_seq, kPad);
+    std::uint64_t n_ctx = 0;
+    std::uint64_t n_ctx_seq = 0;
+    std::uint64_t swa_cells = 0;
     const std::uint64_t streams = unified ? 1 : n_seq;
+    // The SWA cache's margin: n_swa * n_seq (unified: every sequence's window) + n_ubatch; n_batch and every
+    // sequence's window before PR #13833 and PR #14363.
+    const std::uint64_t swa_want = sat_add(sat_mul(swa_window, unified || !has(kStreams, v) ? n_seq : 1),
+                                           has(kSwaUbatch, v) ? ubatch : kBatch);
+    if (has(kPad256, v)) {  // src/llama-context.cpp: GGML_PAD(n_ctx, 256), then n_ctx_seq = GGML_PAD(n_ctx / n_seq, 256)
+      n_ctx = round_up(n_ctx_request, kPad);
+      n_ctx_seq = unified ? n_ctx : round_up(n_ctx / n_seq, kPad);
+      swa_cells = round_up(std::min(n_ctx_seq, swa_want), kPad);
+    } else {  // src/llama-model.cpp create_memory: n_ctx_per_stream = GGML_PAD(ceil(n_ctx / n_seq), padding)
+      n_ctx_seq = round_up(unified ? n_ctx_request : (n_ctx_request + n_seq - 1) / n_seq, pad);
+      swa_cells = std::min(n_ctx_seq, round_up(swa_want, pad));
+    }
     n_ctx = n_ctx_seq * streams;
-    const std::uint64_t swa_cells =
-        s.flag(swa_full).value_or(false) ? n_ctx_seq
-                                         : round_up(std::min(n_ctx_seq, swa_window * (unified ? n_seq : 1) + ubatch), kPad);
-    return std::make_tuple(n_ctx, n_ctx_seq, streams, sizes(m, tk, tv, n_ctx_seq, streams, swa_cells, n_seq, vless));
+    if (s.flag(swa_full).value_or(false) || !has(kSwaCache, v)) {
+      swa_cells = n_ctx_seq;
+    }
+    return std::make_tuple(n_ctx, n_ctx_seq, streams,
+                           sizes(m, tk, tv, n_ctx_seq, streams, swa_cells, n_seq, mla_cache, has(kSwaCache, v)));
   };
   auto [n_ctx, n_ctx_seq, streams, sz] = layout(asked);
 
-  const bool fits_on = s.flag(fit).value_or(true);
+  const bool fits_on = has(kFit, v) && s.flag(fit).value_or(true);
   const std::uint64_t fit_free = s.number(fit_target).value_or(kFitTargetMiB) * kMiB;
   // -c 0 given explicitly also sets fit_params_min_ctx to UINT32_MAX: --fit never shrinks it (common/arg.cpp).
   const std::uint64_t fit_floor = s.number(ctx_size) == 0u ? kSaturated : s.number(fit_ctx).value_or(kFitMinContext);
-  const Placement pl = place(m, in.weights, s, in.devices);
+  // -ngl: every layer by default from PR #15434 (Metal builds already did); none before.
+  const bool all_layers = has(kAllLayers, v) || in.gpu_arch.vendor == GpuVendor::apple;
+  const Placement pl = place(m, in.weights, s, in.devices, all_layers);
   // The most any one device holds, weights and KV, for a KV cache of `kv_total` bytes.
   auto peak = [&](std::uint64_t kv_total) {
     std::uint64_t host = 0;
@@ -841,10 +964,11 @@ EnginePrediction Llamacpp::predict(const EngineInputs& in) const {
   p.concurrency_cap = n_seq;
   p.kv_dtype = tk;  // the plan's engine-neutral figures follow -ctk (f16 by default: common/common.h cache_type_k)
   const bool quantized_v = tv.name != "fp16" && tv.name != "bf16" && tv.name != "fp32";
-  if (const KnobValue* fa = s.find(flash_attn); quantized_v && fa != nullptr && std::get<std::string>(*fa) == "off") {
+  if (quantized_v && !fa_on) {
     // src/llama-context.cpp: "V cache quantization requires flash_attn"
     p.startup = Startup::refused;
-    p.refusal = fmt::format("a quantized V cache ({}) requires flash attention, and -fa is off", ggml_name(tv));
+    p.refusal = fmt::format("a quantized V cache ({}) requires flash attention, and -fa is off{}", ggml_name(tv),
+                            has(kAllLayers, v) ? "" : " (the default before b6325: give -fa)");
   }
   if (p.startup == Startup::ok && in.gpu_memory_bytes > 0 && peak(sz.total()) > in.gpu_memory_bytes) {
     p.startup = Startup::no_kv_memory;  // cudaMalloc failed: out of memory
@@ -871,6 +995,9 @@ EnginePrediction Llamacpp::predict(const EngineInputs& in) const {
   }
   if (!in.text) {
     return p;
+  }
+  if (forced_slots) {
+    p.log_lines.push_back("main: setting n_parallel = 4 and kv_unified = true");
   }
   if (fitted_from > 0 && n_ctx < fitted_from) {
     p.notes.push_back(fmt::format("--fit shrank n_ctx from {} to {} so that {} MiB stay free on the device",
@@ -925,9 +1052,11 @@ EnginePrediction Llamacpp::predict(const EngineInputs& in) const {
     }
   }
   p.fields = {
-      {"n_ctx", "n_ctx", Cell::tokens(n_ctx), fmt::format("-c {} padded to a multiple of 256", asked)},
+      {"n_ctx", "n_ctx", Cell::tokens(n_ctx),
+       pad > 1 ? fmt::format("-c {} padded to a multiple of {}", asked, pad) : fmt::format("-c {}, not padded", asked)},
       {"n_ctx_seq", "n_ctx_seq", Cell::tokens(n_ctx_seq), unified ? "unified cache: every slot shares n_ctx" : "per slot"},
-      {"n_seq_max", "n_seq_max", Cell::count(n_seq), auto_slots ? "-np auto: 4 slots" : "-np"},
+      {"n_seq_max", "n_seq_max", Cell::count(n_seq),
+       auto_slots ? (has(kAutoSlots, v) ? "-np auto: 4 slots" : "-np 1 without -kvu: 4 slots (b6925 to b7432)") : "-np"},
       {"kv_unified", "kv_unified", Cell::flag(unified), ""},
       {"cells", "cells", Cell::tokens(sz.base.cells), "per stream"},
       {"kv_size_bytes", "KV size", Cell::bytes(sz.total()), ""},

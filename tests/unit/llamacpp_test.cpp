@@ -35,9 +35,9 @@ Run run(std::vector<std::string> args) {
   return r;
 }
 
-std::vector<std::string> qwen3_moe(std::vector<std::string> extra) {
+std::vector<std::string> qwen3_moe(std::vector<std::string> extra, const std::string& engine = "llamacpp") {
   // bf16 weights: 2 bytes per parameter, so each figure is a parameter count times 2.
-  std::vector<std::string> args{"--model", "qwen3-30b-a3b", "--engine", "llamacpp", "--gpu", "RTX-3090x2",
+  std::vector<std::string> args{"--model", "qwen3-30b-a3b", "--engine", engine, "--gpu", "RTX-3090x2",
                                 "--weight-dtype", "bf16", "--ctx-size", "16384", "--parallel", "1", "--fit", "off"};
   args.insert(args.end(), extra.begin(), extra.end());
   return args;
@@ -135,4 +135,86 @@ TEST_CASE("llama.cpp -ot: what kvplan cannot size is refused by name", "[llamacp
   r = run(qwen3_moe({"--override-tensor", "blk\\.(0=CPU"}));
   CHECK(r.code == 2);
   CHECK(r.err.find("is not a regular expression") != std::string::npos);
+}
+
+namespace {
+
+json engine_at(const std::string& build, std::vector<std::string> extra) {
+  std::vector<std::string> args{"--model", "llama-3.1-8b", "--engine", "llamacpp@" + build, "--vram", "24GiB"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  const Run r = run(args);
+  INFO(r.err);
+  REQUIRE(r.code != 2);
+  return r.out["engine"];
+}
+
+}  // namespace
+
+TEST_CASE("llama.cpp by build: padding, streams and slots as each build's code sizes them", "[llamacpp][versions]") {
+  const std::vector<std::string> four{"--ctx-size", "15000", "--parallel", "4"};
+  auto shape = [&](const std::string& build, const char* fa) {
+    std::vector<std::string> a = four;
+    a.insert(a.end(), {"--flash-attn", fa});
+    const json e = engine_at(build, a);
+    return std::tuple{e["n_ctx"].get<std::uint64_t>(), e["n_ctx_seq"].get<std::uint64_t>(), e["kv_unified"].get<bool>()};
+  };
+  // b2871-b6867 (PR #7257, llama_kv_cache_unified::get_padding): 256 with flash attention, 32 without;
+  // before b6071 (PR #14959) one unified stream whatever -np says ("forcing unified KV cache").
+  CHECK(shape("b5000", "on") == std::tuple{15104u, 15104u, true});
+  CHECK(shape("b6000", "off") == std::tuple{15008u, 15008u, true});
+  // b6071: one stream per slot of GGML_PAD(ceil(15000 / 4), padding) cells (src/llama-model.cpp create_memory).
+  CHECK(shape("b6071", "on") == std::tuple{15360u, 3840u, false});
+  CHECK(shape("b6071", "off") == std::tuple{15104u, 3776u, false});
+  // b6868-b6974 (PR #16812): no padding at all.
+  CHECK(shape("b6900", "off") == std::tuple{15000u, 3750u, false});
+  // From b6975 (PR #17046): n_ctx = GGML_PAD(15000, 256) = 15104, n_ctx_seq = GGML_PAD(15104 / 4, 256).
+  CHECK(shape("b7000", "off") == std::tuple{15360u, 3840u, false});
+  // llama-server b6925-b7432 (PR #16736): -np 1 without -kvu became 4 slots sharing a unified cache.
+  const json e = engine_at("b7000", {"--ctx-size", "8192", "--parallel", "1"});
+  CHECK(e["n_seq_max"] == 4);
+  CHECK(e["kv_unified"] == true);
+  CHECK(engine_at("b7433", {"--ctx-size", "8192", "--parallel", "1"})["n_seq_max"] == 1);
+  // -c left out: 4096 before b7407 (common_params.n_ctx), the model's n_ctx_train after (PR #16653).
+  CHECK(engine_at("b7000", {"--parallel", "1", "--flash-attn", "on"})["n_ctx"] == 4096);
+  CHECK(engine_at("b7407", {"--parallel", "1", "--fit", "off"})["n_ctx"] == 131072);
+}
+
+TEST_CASE("llama.cpp by build: DeepSeek's cache per head before MLA, the latent as K and V, then K alone", "[llamacpp][versions]") {
+  // DeepSeek-V2-Lite (config.json): 27 layers, 16 heads, qk_nope_head_dim 128 + qk_rope_head_dim 64 = 192 of K
+  // and v_head_dim 128 of V per head; kv_lora_rank 512 + 64 of latent. 4,096 cells of f16.
+  auto kv = [](const char* build) {
+    const Run r = run({"--model", "deepseek-v2-lite", "--engine", std::string("llamacpp@") + build, "--vram", "48GiB",
+                       "--ctx-size", "4096", "--parallel", "1", "--flash-attn", "on"});
+    INFO(r.err);
+    REQUIRE(r.code != 2);
+    return r.out["engine"]["kv_size_bytes"].get<std::uint64_t>();
+  };
+  CHECK(kv("b5136") == 27ull * 4096 * 16 * (192 + 128) * 2);  // before PR #12801
+  CHECK(kv("b5137") == 27ull * 4096 * (576 + 512) * 2);        // PR #12801: the latent as K and V
+  CHECK(kv("b7831") == 27ull * 4096 * (576 + 512) * 2);
+  CHECK(kv("b7832") == 27ull * 4096 * 576 * 2);                // PR #19067: V-less
+}
+
+TEST_CASE("llama.cpp by build: a flag before the build that added it is an error naming that build", "[llamacpp][versions][errors]") {
+  Run r = run(qwen3_moe({"--n-cpu-moe", "4"}, "llamacpp@b6088"));
+  CHECK(r.code == 2);
+  CHECK(r.err.find("llama.cpp b6088 has no --n-cpu-moe: it came in b6089 (PR #15077)") != std::string::npos);
+  r = run(qwen3_moe({"--override-tensor", "exps=CPU"}, "llamacpp@2025-04-01"));
+  CHECK(r.code == 2);
+  CHECK(r.err.find("llama.cpp 2025-04-01 has no --override-tensor: it came in b5028 (PR #11397)") != std::string::npos);
+  // --fit off on a build without --fit asks for what that build does: accepted.
+  CHECK(run(qwen3_moe({}, "llamacpp@b5000")).code != 2);
+  // Before b2871 the padding rule kvplan knows did not exist yet.
+  r = run({"--model", "llama-3.1-8b", "--engine", "llamacpp@b2870", "--vram", "24GiB"});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("a build number b2871 or later") != std::string::npos);
+}
+
+TEST_CASE("llama.cpp by build: an image tag names the build", "[llamacpp][versions]") {
+  // .devops images are tagged server-cuda-bNNNN (ghcr.io/ggml-org/llama.cpp).
+  const Run r = run({"check", "--gpu", "RTX-3090", "--", "docker", "run", "--gpus", "all",
+                     "ghcr.io/ggml-org/llama.cpp:server-cuda-b5000", "-m", "/models/Qwen3-30B-A3B-Q8_0.gguf", "-c", "8192",
+                     "--n-cpu-moe", "10"});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("llama.cpp b5000 has no --n-cpu-moe") != std::string::npos);
 }
