@@ -280,6 +280,11 @@ class Engine {
     (void)argv;
     return std::nullopt;
   }
+  /// Whether `argv` runs this engine's server when the user names the engine (`check --engine`): a program
+  /// two engines ship (llama.cpp's and ik_llama.cpp's llama-server) is then this one's.
+  [[nodiscard]] virtual std::optional<CommandForm> named_command_form(std::span<const std::string> argv) const {
+    return command_form(argv);
+  }
   /// A Helm chart that runs this engine, read from its values file (nullopt: none).
   [[nodiscard]] virtual std::optional<ChartValues> chart_values() const { return std::nullopt; }
   /// For a container image of this engine ("vllm/vllm-openai:v0.11.0"): the version its tag names

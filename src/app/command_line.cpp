@@ -360,8 +360,12 @@ PlanRequest read_prefixed(const Prefix& pre, const CommandContext& ctx) {
   const std::vector<std::string>& cmd = pre.command;
   const Engine* engine = nullptr;
   std::optional<CommandForm> form;
+  // A program two engines run (llama-server: llama.cpp and ik_llama.cpp) is read as the one --engine names.
+  if (ctx.engine && (form = ctx.engine->engine->named_command_form(cmd))) {
+    engine = ctx.engine->engine;
+  }
   for (const Engine* e : all_engines()) {
-    if ((form = e->command_form(cmd))) {
+    if (engine == nullptr && (form = e->command_form(cmd))) {
       engine = e;
       break;
     }

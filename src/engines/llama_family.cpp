@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <fmt/format.h>
 #include <numeric>
 #include <span>
@@ -126,6 +127,27 @@ std::vector<Override> read_overrides(std::string_view where, std::string_view te
     }
   }
   return out;
+}
+
+// "2026-01-24" -> 20260124.
+std::optional<int> build_date(std::string_view text) {
+  if (text.size() != 10 || text[4] != '-' || text[7] != '-') {
+    return std::nullopt;
+  }
+  const auto y = to_unsigned(text.substr(0, 4));
+  const auto m = to_unsigned(text.substr(5, 2));
+  const auto d = to_unsigned(text.substr(8, 2));
+  if (!y || !m || !d || *y < 2024 || *y > 2030 || *m < 1 || *m > 12 || *d < 1) {
+    return std::nullopt;
+  }
+  // A real calendar day: 2026-02-30 is no build's date.
+  const std::chrono::year_month_day day{std::chrono::year{static_cast<int>(*y)},
+                                        std::chrono::month{static_cast<unsigned>(*m)},
+                                        std::chrono::day{static_cast<unsigned>(*d)}};
+  if (!day.ok()) {
+    return std::nullopt;
+  }
+  return static_cast<int>(*y * 10000 + *m * 100 + *d);
 }
 
 // -ngl N|auto|all (common/arg.cpp): a count of layers, or every layer (the default).

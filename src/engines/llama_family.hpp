@@ -26,6 +26,9 @@ struct Override {
 std::optional<int> buffer_device(std::string_view name);
 std::vector<Override> read_overrides(std::string_view where, std::string_view text);
 
+/// "2026-01-24" -> 20260124: a build date, 2024-01-01 to 2030-12-31 (a real calendar day).
+std::optional<int> build_date(std::string_view text);
+
 // -ngl N|auto|all, and -ts 3,1 as the engines read them.
 KnobValue layer_count(std::string_view where, std::string_view text);
 KnobValue split_list(std::string_view where, std::string_view text);

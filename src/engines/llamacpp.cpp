@@ -5,7 +5,6 @@
 // Sources (docs/engines.md): src/llama-context.cpp (n_ctx padding), src/llama-kv-cache.cpp
 // (allocation and its log line), src/llama-kv-cache-iswa.cpp (SWA size), src/llama-hparams.cpp
 // (n_embd_k_gqa, n_embd_r/s), PR #19067 (V-less cache for MLA), common/arg.cpp (flags, --fit).
-#include <chrono>
 #include <algorithm>
 #include <array>
 #include <fmt/format.h>
@@ -26,6 +25,7 @@
 namespace kvplan {
 namespace {
 
+using llama::build_date;
 using llama::Cache;
 using llama::ggml_name;
 using llama::kv_per_device;
@@ -185,7 +185,6 @@ constexpr std::array<Knob, kCount> kKnobs{{
 }};
 
 // "b6089" (or "6089", as a log's "build: 6089 (ec428b02)" prints it) -> 6089; "2026-01-24" -> 20260124.
-std::optional<int> build_date(std::string_view text);
 std::optional<int> build_version(std::string_view text) {
   const std::string_view digits = !text.empty() && (text[0] == 'b' || text[0] == 'B') ? text.substr(1) : text;
   if (!digits.empty() && digits.size() <= 6 && std::all_of(digits.begin(), digits.end(), [](char c) {
@@ -200,26 +199,6 @@ std::optional<int> build_version(std::string_view text) {
   return build_date(text);
 }
 
-// "2026-01-24" -> 20260124 (builds from 2024-01-01 on).
-std::optional<int> build_date(std::string_view text) {
-  if (text.size() != 10 || text[4] != '-' || text[7] != '-') {
-    return std::nullopt;
-  }
-  const auto y = to_unsigned(text.substr(0, 4));
-  const auto m = to_unsigned(text.substr(5, 2));
-  const auto d = to_unsigned(text.substr(8, 2));
-  if (!y || !m || !d || *y < 2024 || *y > 2030 || *m < 1 || *m > 12 || *d < 1) {
-    return std::nullopt;
-  }
-  // A real calendar day: 2026-02-30 is no build's date.
-  const std::chrono::year_month_day day{std::chrono::year{static_cast<int>(*y)},
-                                        std::chrono::month{static_cast<unsigned>(*m)},
-                                        std::chrono::day{static_cast<unsigned>(*d)}};
-  if (!day.ok()) {
-    return std::nullopt;
-  }
-  return static_cast<int>(*y * 10000 + *m * 100 + *d);
-}
 
 class Llamacpp final : public Engine {
  public:
@@ -291,7 +270,8 @@ class Llamacpp final : public Engine {
   }
   std::optional<std::string> emit(const EmitInputs& in) const override;
   std::optional<CommandForm> command_form(std::span<const std::string> argv) const override {
-    if (argv.empty() || engines::program_name(argv[0]) != "llama-server") {
+    // (A llama-server under an ik_llama.cpp path is the fork's: ik_llamacpp.cpp.)
+    if (argv.empty() || engines::program_name(argv[0]) != "llama-server" || argv[0].find("ik_llama") != std::string::npos) {
       return std::nullopt;
     }
     return CommandForm{1, false};

@@ -16,16 +16,18 @@ const Engine& vllm_engine_module() noexcept;
 const Engine& sglang_engine_module() noexcept;
 const Engine& trtllm_engine_module() noexcept;
 const Engine& llamacpp_engine_module() noexcept;
+const Engine& ik_llamacpp_engine_module() noexcept;
 
 namespace {
 
-const std::array<const Engine*, 5>& table() noexcept {
-  static const std::array<const Engine*, 5> kEngines{
+const std::array<const Engine*, 6>& table() noexcept {
+  static const std::array<const Engine*, 6> kEngines{
       &raw_engine_module(),
       &vllm_engine_module(),
       &sglang_engine_module(),
       &trtllm_engine_module(),
       &llamacpp_engine_module(),
+      &ik_llamacpp_engine_module(),
   };
   return kEngines;
 }

@@ -85,7 +85,7 @@ std::set<std::string> engine_flag_list(const std::string& file) {
 TEST_CASE("a flag table names only flags the engine has, and every flag it has", "[engines]") {
   const std::pair<const char*, const char*> lists[] = {
       {"vllm", "vllm-0.19.flags"}, {"sglang", "sglang-0.5.18.flags"}, {"llamacpp", "llamacpp.flags"},
-      {"trtllm", "trtllm-1.3.flags"}};
+      {"ik_llamacpp", "ik_llamacpp.flags"}, {"trtllm", "trtllm-1.3.flags"}};
   for (const auto& [name, file] : lists) {
     DYNAMIC_SECTION(name) {
       const kvplan::Engine* e = kvplan::find_engine(name);
