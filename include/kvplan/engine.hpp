@@ -254,6 +254,15 @@ class Engine {
   virtual void serve_shape(std::uint64_t batch, std::uint64_t len, KnobSet& knobs) const;
   /// The concurrency cap knob, if the engine has one (max_num_seqs, max_running_requests, -np).
   [[nodiscard]] virtual std::optional<std::size_t> cap_knob() const { return std::nullopt; }
+  /// A count of layers whose MoE experts stay in host memory (llama.cpp's --n-cpu-moe), if the engine has one:
+  /// the fixes search it when the weights do not fit.
+  [[nodiscard]] virtual std::optional<std::size_t> expert_offload_knob() const { return std::nullopt; }
+  /// Whether version `version` (a parse_version key) has the knob at all (llama.cpp's --n-cpu-moe came in
+  /// b6089); predict refuses a knob its version lacks.
+  [[nodiscard]] virtual bool has_knob(std::size_t knob, int version) const {
+    (void)knob, (void)version;
+    return true;
+  }
   /// A knob that sets the KV cache's size outright (vLLM's kv_cache_memory_bytes), if the engine has one.
   [[nodiscard]] virtual std::optional<std::size_t> kv_memory_knob() const { return std::nullopt; }
   /// The launch command: `model_id`, the resolved parallelism and the engine's knobs, as its CLI spells them.

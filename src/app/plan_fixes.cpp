@@ -115,6 +115,32 @@ class Search {
     attempt({Change::set(*knob, rounded)});
   }
 
+  // The fewest MoE layers whose experts stay in host memory (llama.cpp's --n-cpu-moe) for the rest to fit:
+  // more layers off the GPU never need more GPU memory, so a bisection over the layer count.
+  void expert_offload() {
+    const auto knob = engine_.expert_offload_knob();
+    if (!knob || q_.model_spec().moe_layers.empty() || q_.knobs.has(*knob) ||
+        !engine_.has_knob(*knob, q_.version.key)) {
+      return;
+    }
+    const std::uint64_t layers = q_.model_spec().num_hidden_layers;
+    auto fits = [&](std::uint64_t n) { return plan(apply(q_, Change::set(*knob, n)), Depth::verdict).verdict.fits; };
+    if (!fits(layers)) {
+      return;
+    }
+    std::uint64_t lo = 1;
+    std::uint64_t hi = layers;
+    while (lo < hi) {
+      const std::uint64_t mid = lo + (hi - lo) / 2;
+      if (fits(mid)) {
+        hi = mid;
+      } else {
+        lo = mid + 1;
+      }
+    }
+    attempt({Change::set(*knob, hi)});
+  }
+
   void tensor_parallel() {
     if (!engine_.capabilities().splits_heads) {
       return;
@@ -340,6 +366,7 @@ std::vector<Fix> find_fixes(const PlanResult& result) {
       break;
     case Cause::weights:
     case Cause::no_kv_memory:
+      s.expert_offload();
       s.tensor_parallel();
       s.weights();
       s.fraction();

@@ -182,6 +182,7 @@ class IkLlamacpp final : public Engine {
     return "ik_llama.cpp common/common.cpp gpt_params_find_arg at 8337e4cd (llama-server)";
   }
   std::optional<std::size_t> cap_knob() const override { return parallel; }
+  std::optional<std::size_t> expert_offload_knob() const override { return n_cpu_moe; }
   void validate(const KnobSet& k) const override {
     for (std::size_t t : {cache_type_k, cache_type_v}) {
       if (const auto d = k.dtype(t); d && (d->name == "fp8" || d->name == "fp8_e4m3" || d->name == "fp8_e5m2" ||

@@ -184,6 +184,16 @@ constexpr std::array<Knob, kCount> kKnobs{{
      nullptr, 1 << 20, true},
 }};
 
+// The knobs a build may lack, and the change that added each.
+constexpr std::array<std::pair<std::size_t, Change>, 8> kKnobSince{{{override_tensor, kOverrides},
+                                                                    {cpu_moe, kCpuMoe},
+                                                                    {n_cpu_moe, kNCpuMoe},
+                                                                    {kv_unified, kStreams},
+                                                                    {swa_full, kSwaCache},
+                                                                    {fit, kFit},
+                                                                    {fit_target, kFit},
+                                                                    {fit_ctx, kFit}}};
+
 // "b6089" (or "6089", as a log's "build: 6089 (ec428b02)" prints it) -> 6089; "2026-01-24" -> 20260124.
 std::optional<int> build_version(std::string_view text) {
   const std::string_view digits = !text.empty() && (text[0] == 'b' || text[0] == 'B') ? text.substr(1) : text;
@@ -224,6 +234,11 @@ class Llamacpp final : public Engine {
   std::string_view flag_table() const override { return engines::kLlamacppFlags; }
   std::string_view flag_table_source() const override { return "llama.cpp common/arg.cpp (llama-server)"; }
   std::optional<std::size_t> cap_knob() const override { return parallel; }
+  std::optional<std::size_t> expert_offload_knob() const override { return n_cpu_moe; }
+  bool has_knob(std::size_t knob, int version) const override {
+    const auto* it = std::find_if(kKnobSince.begin(), kKnobSince.end(), [&](const auto& k) { return k.first == knob; });
+    return it == kKnobSince.end() || has(it->second, version);
+  }
   void validate(const KnobSet& k) const override {
     for (std::size_t t : {cache_type_k, cache_type_v}) {
       if (const auto d = k.dtype(t)) {
@@ -321,10 +336,7 @@ EnginePrediction Llamacpp::predict(const EngineInputs& in) const {
   const DType tv = s.dtype(cache_type_v).value_or(base);
   const int v = in.version;
   // Flags a build does not have: llama.cpp stops at them ("error: invalid argument").
-  for (const auto& [knob, change] : {std::pair{override_tensor, kOverrides}, std::pair{cpu_moe, kCpuMoe},
-                                     std::pair{n_cpu_moe, kNCpuMoe}, std::pair{kv_unified, kStreams},
-                                     std::pair{swa_full, kSwaCache}, std::pair{fit, kFit}, std::pair{fit_target, kFit},
-                                     std::pair{fit_ctx, kFit}}) {
+  for (const auto& [knob, change] : kKnobSince) {
     // (A switch given as off asks for what the build does anyway: --fit off on a build before --fit.)
     const bool asks = kKnobs[knob].type == KnobType::flag ? s.flag(knob).value_or(false) : s.has(knob);
     if (asks && !has(change, v)) {

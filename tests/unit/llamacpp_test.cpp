@@ -218,3 +218,21 @@ TEST_CASE("llama.cpp by build: an image tag names the build", "[llamacpp][versio
   CHECK(r.code == 2);
   CHECK(r.err.find("llama.cpp b5000 has no --n-cpu-moe") != std::string::npos);
 }
+
+TEST_CASE("llama.cpp: weights that do not fit get the fewest --n-cpu-moe layers that make them fit", "[llamacpp][fixes]") {
+  auto plan = [](std::vector<std::string> extra) {
+    std::vector<std::string> args{"--model", "qwen3-235b-a22b", "--engine", "llamacpp", "--gpu", "RTX-4090",
+                                  "--weight-dtype", "int4", "--ctx-size", "32768", "--parallel", "1"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run(args);
+  };
+  const Run r = plan({});
+  REQUIRE(r.code == 1);
+  REQUIRE(r.out["answer"]["fix"].is_string());
+  const std::string first = r.out["answer"]["fix"].get<std::string>();
+  INFO(first);
+  REQUIRE(first.rfind("--n-cpu-moe ", 0) == 0);
+  const std::string n = first.substr(12);
+  CHECK(plan({"--n-cpu-moe", n}).code == 0);
+  CHECK(plan({"--n-cpu-moe", std::to_string(std::stoul(n) - 1)}).code == 1);
+}
