@@ -9,7 +9,6 @@
 #include <array>
 #include <fmt/format.h>
 #include <numeric>
-#include <regex>
 #include <tuple>
 #include <variant>
 
@@ -524,6 +523,14 @@ EnginePrediction Llamacpp::predict(const EngineInputs& in) const {
   }
   if (!in.text) {
     return p;
+  }
+  if (mla_cache == MlaCache::expanded && std::any_of(m.layers.begin(), m.layers.end(), [](const LayerGroup& g) {
+        return std::holds_alternative<LatentAttention>(g.spec);
+      })) {
+    p.notes.push_back(fmt::format("llama.cpp {} caches MLA expanded, as {} heads of K ({}) and V ({}) per layer: the "
+                                  "latent cache came in b5137 (PR #12801)",
+                                  version_name(v), m.dense_attention.num_key_value_heads, m.dense_attention.head_dim,
+                                  m.dense_attention.v_head_dim.value_or(m.dense_attention.head_dim)));
   }
   if (forced_slots) {
     p.log_lines.push_back("main: setting n_parallel = 4 and kv_unified = true");

@@ -261,10 +261,17 @@ void llamacpp_rows(const Context& c, const std::vector<std::string>& args) {
     return;
   }
   const json split = plan(request(c.entry["kvplan_split_args"]))["engine"];
-  for (const auto& [name, value] : r["kv_buffers_mib"].items()) {
+  // kv_buffers_mib, or kv_mib_per_device (a list where the device holds two caches: non-SWA and SWA).
+  const json& buffers = r.contains("kv_buffers_mib") ? r["kv_buffers_mib"] : r["kv_mib_per_device"];
+  REQUIRE(buffers.is_object());
+  for (const auto& [name, value] : buffers.items()) {
     const std::string key = name == "CPU" ? "host_kv_buffer_bytes" : "cuda" + name.substr(4) + "_kv_buffer_bytes";
     REQUIRE(split.contains(key));
-    c.mib(name + " KV buffer [MiB]", value.get<double>(), split[key].get<double>() / kMiB);
+    double logged = 0;
+    for (const json& v : value.is_array() ? value : json::array({value})) {
+      logged += v.get<double>();
+    }
+    c.mib(name + " KV buffer [MiB]", logged, split[key].get<double>() / kMiB);
   }
 }
 
