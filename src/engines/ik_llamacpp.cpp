@@ -63,7 +63,7 @@ std::optional<int> ik_version(std::string_view text) {
 
 enum K : std::size_t {
   ctx_size, parallel, cache_type_k, cache_type_v, flash_attn, no_flash_attn, mla, model, gpu_layers, no_kv_offload,
-  split_mode, tensor_split, main_gpu, mlock, no_mmap, host_memory, override_tensor, cpu_moe, n_cpu_moe, kCount
+  split_mode, tensor_split, main_gpu, mlock, no_mmap, host_memory, override_tensor, cpu_moe, n_cpu_moe, fused_moe, kCount
 };
 
 // -sm none|layer|attn|graph (common/common.cpp; ik has no "row").
@@ -144,6 +144,9 @@ constexpr std::array<Knob, kCount> kKnobs{{
     {"n_cpu_moe", "-ncmoe --n-cpu-moe", KnobType::count, Target::own, "--n-cpu-moe",
      "ik_llama.cpp: the experts of N MoE layers in host RAM (one GPU: the last N, from build 4797)",
      "src/llama-load-tensors.cpp create_tensors_helper", nullptr, 1 << 20, true},
+    {"fused_moe", "-fmoe --fused-moe", KnobType::flag, Target::own, "",
+     "ik_llama.cpp: fused MoE (no memory of its own); builds from 3928 have no such flag",
+     "common/common.cpp before PR #863"},
 }};
 
 bool has_latent(const ModelSpec& m) {
@@ -247,6 +250,11 @@ EnginePrediction IkLlamacpp::predict(const EngineInputs& in) const {
   const int v = in.version;
   EnginePrediction p;
   p.usable_bytes = in.gpu_memory_bytes;
+  if (s.flag(fused_moe).value_or(false) && has(kFaOn, v)) {
+    throw Error(fmt::format("ik_llama.cpp {} has no -fmoe: fused MoE is on by default since build 3928 (PR #863), "
+                            "which removed the flag (\"error: unknown argument: -fmoe\"); drop it from the command line",
+                            v < kDateKeys ? std::to_string(v) : std::string(in.version_text)));
+  }
   const DType base = in.kv_dtype.name == "bf16" || in.kv_dtype.name == "fp16" ? *find_dtype(kv_dtypes(), "fp16")
                                                                               : in.kv_dtype;
   const DType tk = s.dtype(cache_type_k).value_or(base);

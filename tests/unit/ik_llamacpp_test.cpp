@@ -124,6 +124,16 @@ TEST_CASE("ik_llama.cpp command lines: its llama-server by path, or by --engine"
   INFO(r.text << r.err);
   CHECK(r.code == 0);
   CHECK(r.text.find("ik_llama.cpp") != std::string::npos);
+  // -fmoe: builds before 3928 took it; PR #863 removed it, so a later build stops at it.
+  r = run({"check", "--engine", "ik_llamacpp@3927", "--model", "llama-3.1-8b", "--gpu", "RTX-3090", "--", "llama-server",
+           "-fmoe", "-c", "8192", "-m", "model.gguf"},
+          false);
+  CHECK(r.code == 0);
+  r = run({"check", "--engine", "ik_llamacpp@3928", "--model", "llama-3.1-8b", "--gpu", "RTX-3090", "--", "llama-server",
+           "-fmoe", "-c", "8192", "-m", "model.gguf"},
+          false);
+  CHECK(r.code == 2);
+  CHECK(r.err.find("ik_llama.cpp 3928 has no -fmoe") != std::string::npos);
   // ik_llama.cpp has no -sm row.
   r = run({"check", "--model", "llama-3.1-8b", "--gpu", "RTX-3090x2", "--", "/opt/ik_llama.cpp/build/bin/llama-server",
            "-c", "8192", "-sm", "row", "-m", "model.gguf"},
