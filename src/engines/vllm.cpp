@@ -10,12 +10,14 @@
 #include <algorithm>
 #include <array>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "engine_util.hpp"
 #include "kvplan/budget.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/engine.hpp"
 #include "kvplan/quantity.hpp"
+#include "kvplan/text.hpp"
 #include "kvplan/units.hpp"
 #include "vllm_flags.hpp"
 
@@ -59,8 +61,25 @@ enum K : std::size_t {
   allow_long_max_model_len, use_v1, enable_chunked_prefill, distributed_executor_backend,
   activation_memory, non_torch_memory, cuda_graph_memory,
   model, tensor_parallel_size, pipeline_parallel_size, data_parallel_size, decode_context_parallel_size,
-  max_model_len, kv_cache_dtype, dtype, quantization, nnodes, kCount
+  max_model_len, kv_cache_dtype, dtype, quantization, nnodes, kv_transfer_config, lmcache_cpu_size, lmcache_chunk_size,
+  kv_offloading_backend, kCount
 };
+
+// --kv-transfer-config '{"kv_connector":"LMCacheConnectorV1",...}': the connector it names, read once here.
+KnobValue connector_name(std::string_view where, std::string_view text) {
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    throw Error(fmt::format("{}: {} is not a JSON object (vLLM's KVTransferConfig)", where, quote_input(text)));
+  }
+  const auto it = j.find("kv_connector");
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// LMCache's chunk size, from LMCACHE_CHUNK_SIZE (lmcache/v1/config.py chunk_size: an int, default 256).
+KnobValue chunk_tokens(std::string_view where, std::string_view text) { return parse_count(where, text, 1 << 20); }
+
+// LMCACHE_MAX_LOCAL_CPU_SIZE: a float of GiB (local_cpu_backend.py initialize_allocator: int(size * 1024**3)).
+KnobValue lmcache_gib(std::string_view where, std::string_view text) { return engines::decimal_gib(where, text); }
 
 constexpr std::array<Knob, kCount> kKnobs{{
     {"gpu_memory_utilization", "--gpu-memory-utilization", KnobType::fraction, Target::own, "--gpu-memory-utilization",
@@ -140,6 +159,19 @@ constexpr std::array<Knob, kCount> kKnobs{{
     {"nnodes", "--nnodes -n", KnobType::count, Target::nodes, "",
      "machines one server spans (default 1): a manifest's pods that join into it", "vllm/config/parallel.py "
      "ParallelConfig", nullptr, 4096},
+    {"kv_transfer_config", "--kv-transfer-config", KnobType::text, Target::own, "--kv-transfer-config",
+     "vLLM: a KV connector as JSON; LMCacheConnectorV1 adds LMCache's host tier", "vllm/config/vllm.py "
+     "VllmConfig.kv_transfer_config (KVTransferConfig.kv_connector)", connector_name},
+    {"lmcache_cpu_size", "", KnobType::bytes, Target::own, "--lmcache-max-local-cpu-size",
+     "LMCache: GiB of pinned host memory per TP rank for KV chunks (LMCACHE_MAX_LOCAL_CPU_SIZE; default 5.0)",
+     "lmcache/v1/config.py max_local_cpu_size; local_cpu_backend.py initialize_allocator", lmcache_gib, 0, true,
+     "LMCACHE_MAX_LOCAL_CPU_SIZE"},
+    {"lmcache_chunk_size", "", KnobType::count, Target::own, "",
+     "LMCache: tokens per KV chunk (LMCACHE_CHUNK_SIZE; default 256)", "lmcache/v1/config.py chunk_size",
+     chunk_tokens, 1 << 20, false, "LMCACHE_CHUNK_SIZE"},
+    {"kv_offloading_backend", "--kv-offloading-backend", KnobType::text, Target::own, "",
+     "vLLM: native (default) or lmcache, the tier --kv-offloading-size sizes", "vllm/config/cache.py "
+     "CacheConfig.kv_offloading_backend"},
 }};
 
 // Activation peak of the profiling run, calibrated on 15 vLLM 0.19.0 H100 runs at the API-server
@@ -875,12 +907,33 @@ EnginePrediction Vllm::predict(const EngineInputs& in) const {
   // CPU offloading (CPUOffloadingSpec): kv_offloading_size × 2^30 B over all ranks, in blocks of
   // page × KV tensors × world size; each CPU block holds block_size tokens on every rank.
   std::uint64_t host_blocks = 0;
-  if (const auto host = s.number(kv_offloading_size); host && *host > 0 && l.group_kinds.size() == 1) {
+  const KnobValue* backend = s.find(kv_offloading_backend);
+  const bool native = backend == nullptr || std::get<std::string>(*backend) == "native";
+  if (const auto host = s.number(kv_offloading_size); host && *host > 0 && l.group_kinds.size() == 1 && native) {
     const std::uint64_t world = std::uint64_t{in.tensor_parallel} * in.pipeline_parallel;
     const std::uint64_t per_block = sat_mul(bytes_per_block, world);
     host_blocks = per_block == 0 ? 0 : *host / per_block;
     p.host = HostTier{sat_mul(host_blocks, l.block_size), sat_mul(host_blocks, per_block),
                       fmt::format("--kv-offloading-size {:g}", static_cast<double>(*host) / static_cast<double>(kGiB))};
+  }
+  // LMCache (LMCacheConnectorV1): every TP rank allocates max_local_cpu_size GiB of pinned host memory up
+  // front and stores chunks of chunk_size tokens of its share of the KV, [2 (1 for MLA), layers, chunk,
+  // kv heads x head size] in the cache dtype (lmcache/integration/vllm/utils.py create_lmcache_metadata),
+  // each rounded up to 4096 B (TensorMemoryAllocator, AddressManager.ALIGN_BYTES). LMCache#2901: 50 GiB
+  // per rank holds 409,600 tokens of Llama-3-8B.
+  const KnobValue* connector = s.find(kv_transfer_config);
+  const bool lmcache = connector != nullptr && std::get<std::string>(*connector).rfind("LMCacheConnector", 0) == 0;
+  std::uint64_t lmcache_chunks = 0;
+  if (lmcache && l.group_kinds.size() == 1 && !p.host) {
+    constexpr std::uint64_t kAlign = 4096;
+    const std::uint64_t pool = s.number(lmcache_cpu_size).value_or(5 * kGiB);  // max_local_cpu_size 5.0
+    const std::uint64_t chunk = s.number(lmcache_chunk_size).value_or(256);
+    const std::uint64_t chunk_bytes = round_up(sat_mul(bytes_per_block / std::max<std::uint64_t>(l.block_size, 1), chunk), kAlign);
+    lmcache_chunks = chunk_bytes == 0 ? 0 : pool / chunk_bytes;
+    const std::uint64_t world = std::uint64_t{in.tensor_parallel} * in.pipeline_parallel;
+    p.host = HostTier{sat_mul(lmcache_chunks, chunk), sat_mul(pool, world),
+                      fmt::format("LMCache max_local_cpu_size {:g} GiB per rank",
+                                  static_cast<double>(pool) / static_cast<double>(kGiB))};
   }
   if (!in.text) {
     return p;
@@ -940,7 +993,16 @@ EnginePrediction Vllm::predict(const EngineInputs& in) const {
         "initializing the engine.",
         p.max_model_len, engines::gib(p.startup_needed_bytes), engines::gib(available), p.startup_max_len));
   }
-  if (p.host) {
+  if (p.host && lmcache_chunks > 0) {
+    p.fields.push_back({"host_kv_cache_tokens", "Host KV tier", Cell::tokens(p.host->tokens),
+                        fmt::format("{} LMCache chunks of {} tokens per rank ({})", with_commas(lmcache_chunks),
+                                    s.number(lmcache_chunk_size).value_or(256), p.host->knob)});
+    p.notes.push_back(
+        "LMCache allocates its whole CPU pool per TP rank at start, pinned (LMCache#2901: \"each TP rank allocates "
+        "LMCACHE_MAX_LOCAL_CPU_SIZE independently\"), and keeps chunks the GPU's prefix cache evicted for requests "
+        "that share a prefix; LMCACHE_CONFIG_FILE, when set, replaces the LMCACHE_* variables, and kvplan does not "
+        "read it.");
+  } else if (p.host) {
     p.fields.push_back({"host_kv_cache_tokens", "Host KV tier", Cell::tokens(p.host->tokens),
                         fmt::format("{} CPU blocks of {} tokens in {} of host memory ({})", with_commas(host_blocks),
                                     l.block_size, format_bytes(p.host->bytes), p.host->knob)});
@@ -949,6 +1011,13 @@ EnginePrediction Vllm::predict(const EngineInputs& in) const {
         "across all TP ranks\"); each rank holds its share of every CPU block. Before vLLM moved the buffer to one "
         "/dev/shm file (mid-2026, PR #50094), each rank's pinned tensors were rounded up to a power of two, up to "
         "twice the size (issue #53042); after it, a container's /dev/shm must hold the whole buffer.");
+  } else if (lmcache && l.group_kinds.size() != 1) {
+    p.notes.push_back("LMCache: kvplan sizes its CPU tier for models with one KV cache group only; this model has "
+                      "several, so the tier is not planned.");
+  } else if (s.has(kv_offloading_size) && !native) {
+    p.notes.push_back(fmt::format("--kv-offloading-backend {}: the size goes to that backend (LMCache: since PR #42865 "
+                                  "a separate LMCache server), whose tier kvplan does not plan.",
+                                  std::get<std::string>(*backend)));
   } else if (s.has(kv_offloading_size)) {
     p.notes.push_back("--kv-offloading-size: kvplan sizes vLLM's CPU tier for models with one KV cache group only "
                       "(CPUOffloadingSpec needs one page size); this model has several, so the tier is not planned.");

@@ -194,3 +194,35 @@ TEST_CASE("host-memory KV tiers: vLLM's CPU offloading and SGLang's hierarchical
                          "--enable-hierarchical-cache --hicache-ratio -1"),
                     Catch::Contains("--hicache-ratio"));
 }
+
+TEST_CASE("host-memory KV tiers: LMCache's CPU pool per TP rank", "[check][host]") {
+  // LMCache (LMCacheConnectorV1) pins LMCACHE_MAX_LOCAL_CPU_SIZE GiB per TP rank (local_cpu_backend.py
+  // initialize_allocator: int(size * 1024**3)) and stores 256-token chunks of [2, layers, 256, kv heads x head
+  // size] in the cache dtype, each rounded up to 4096 B. LMCache#2901: 50 GiB holds 409,600 tokens of a
+  // Llama-3-8B rank (131,072 B per token), which is 1,600 chunks of 32 MiB.
+  // The command line is moyiii-ai/vllm srs_test/server_dp1.sh's, with its 100 GiB halved to the issue's 50.
+  PlanRequest q = read("LMCACHE_CHUNK_SIZE=256 LMCACHE_LOCAL_CPU=True LMCACHE_MAX_LOCAL_CPU_SIZE=50.0 "
+                       "vllm serve meta-llama/Llama-3.1-8B --no-enable-prefix-caching --port 8001 "
+                       "--kv-transfer-config '{\"kv_connector\":\"LMCacheConnectorV1\", \"kv_role\":\"kv_both\"}'");
+  const kvplan::PlanResult p = kvplan::plan(q);
+  REQUIRE(p.engine.host);
+  CHECK(p.engine.host->tokens == 409'600u);
+  CHECK(p.engine.host->bytes == 50ull << 30);
+  // LMCache-Ascend PR #184 logs kv_shape=(36, 2, 256, 4, 128) in bf16 for Qwen3-8B at tp 2: 18,874,368 B a
+  // chunk, so the default 5 GiB per rank holds 284 chunks, 72,704 tokens; both ranks pin 10 GiB.
+  const kvplan::PlanResult d = kvplan::plan(read(
+      "vllm serve Qwen/Qwen3-8B -tp 2 --kv-transfer-config '{\"kv_connector\":\"LMCacheConnectorV1\",\"kv_role\":\"kv_both\"}'"));
+  REQUIRE(d.engine.host);
+  CHECK(d.engine.host->tokens == 284u * 256u);
+  CHECK(d.engine.host->bytes == 10ull << 30);
+  // Another connector adds no host tier kvplan plans, and a config that is not JSON is an error naming the flag.
+  CHECK_FALSE(kvplan::plan(read("vllm serve Qwen/Qwen3-8B --kv-transfer-config "
+                                "'{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_both\"}'"))
+                  .engine.host);
+  CHECK_THROWS_WITH(read("vllm serve Qwen/Qwen3-8B --kv-transfer-config nope"), Catch::Contains("--kv-transfer-config"));
+  // --kv-offloading-backend lmcache hands --kv-offloading-size to LMCache (a separate server since vLLM PR #42865):
+  // not vLLM's own CPU tier, so no tier is planned.
+  CHECK_FALSE(kvplan::plan(read("vllm serve meta-llama/Llama-3.1-8B-Instruct -tp 2 --kv-offloading-size 8 "
+                                "--kv-offloading-backend lmcache"))
+                  .engine.host);
+}
