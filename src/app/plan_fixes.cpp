@@ -123,22 +123,12 @@ class Search {
         !engine_.has_knob(*knob, q_.version.key)) {
       return;
     }
-    const std::uint64_t layers = q_.model_spec().num_hidden_layers;
-    auto fits = [&](std::uint64_t n) { return plan(apply(q_, Change::set(*knob, n)), Depth::verdict).verdict.fits; };
-    if (!fits(layers)) {
-      return;
+    const std::size_t index = *knob;
+    const std::optional<std::uint64_t> n =
+        smallest(q_, 1, q_.model_spec().num_hidden_layers, [&](std::uint64_t v) { return Change::set(index, v); });
+    if (n) {
+      attempt({Change::set(index, *n)});
     }
-    std::uint64_t lo = 1;
-    std::uint64_t hi = layers;
-    while (lo < hi) {
-      const std::uint64_t mid = lo + (hi - lo) / 2;
-      if (fits(mid)) {
-        hi = mid;
-      } else {
-        lo = mid + 1;
-      }
-    }
-    attempt({Change::set(*knob, hi)});
   }
 
   void tensor_parallel() {

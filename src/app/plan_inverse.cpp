@@ -14,22 +14,6 @@ namespace {
 
 constexpr std::uint32_t kMaxGpus = 64;
 
-std::optional<std::uint64_t> smallest(const PlanRequest& q, std::uint64_t lo, std::uint64_t hi,
-                                      const std::function<Change(std::uint64_t)>& change) {
-  auto ok = [&](std::uint64_t v) { return serves(apply(q, change(v))); };
-  if (!ok(hi)) {
-    return std::nullopt;
-  }
-  while (lo < hi) {  // the knob is monotone: more memory never serves less
-    const std::uint64_t mid = lo + (hi - lo) / 2;
-    if (ok(mid)) {
-      hi = mid;
-    } else {
-      lo = mid + 1;
-    }
-  }
-  return hi;
-}
 
 // Fewest GPUs first; within a count, more replicas (smaller tensor-parallel groups) first, then
 // pipeline, then context parallelism.
@@ -87,6 +71,23 @@ void fewest_gpus(const PlanRequest& q, Inverse& inv) {
 }
 
 }  // namespace
+
+std::optional<std::uint64_t> smallest(const PlanRequest& q, std::uint64_t lo, std::uint64_t hi,
+                                      const std::function<Change(std::uint64_t)>& change) {
+  auto ok = [&](std::uint64_t v) { return serves(apply(q, change(v))); };
+  if (!ok(hi)) {
+    return std::nullopt;
+  }
+  while (lo < hi) {  // the knob is monotone: more memory never serves less
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    if (ok(mid)) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  return hi;
+}
 
 Inverse find_inverse(const PlanRequest& request, const Resolved& r) {
   const Engine& engine = request.engine_ref();

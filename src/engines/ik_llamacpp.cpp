@@ -188,12 +188,9 @@ class IkLlamacpp final : public Engine {
   std::optional<std::size_t> expert_offload_knob() const override { return n_cpu_moe; }
   void validate(const KnobSet& k) const override {
     for (std::size_t t : {cache_type_k, cache_type_v}) {
-      if (const auto d = k.dtype(t); d && (d->name == "fp8" || d->name == "fp8_e4m3" || d->name == "fp8_e5m2" ||
-                                           d->name == "int8" || d->name == "int4")) {
-        throw Error(fmt::format("ik_llama.cpp has no {} cache type; use f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, "
-                                "q5_0, q5_1 or q6_0 (common/common.cpp kv_cache_type_from_str)",
-                                quote_input(d->name)));
-      }
+      llama::refuse_foreign_kv(k.dtype(t), "ik_llama.cpp",
+                               "f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1 or q6_0 "
+                               "(common/common.cpp kv_cache_type_from_str)");
     }
   }
   std::optional<std::string> split_problem(const ModelSpec& m, std::uint32_t tp, std::uint32_t pp,
@@ -202,10 +199,9 @@ class IkLlamacpp final : public Engine {
     if (tp > 1) {
       return "ik_llama.cpp splits layers across GPUs (-sm layer), not KV heads; plan it with --tp 1";
     }
-    for (const LayerGroup& g : m.layers) {
-      if (std::holds_alternative<CrossAttention>(g.spec)) {
-        return fmt::format("ik_llama.cpp has no cross-attention cache; plan {} with another engine", m.name);
-      }
+    // (ik's indexer cache for GLM-DSA, "KV self indexer size", is not sized by kvplan.)
+    if (const char* missing = llama::missing_cache(m)) {
+      return fmt::format("kvplan does not size ik_llama.cpp's {} cache; plan {} with another engine", missing, m.name);
     }
     return std::nullopt;
   }

@@ -129,6 +129,35 @@ std::vector<Override> read_overrides(std::string_view where, std::string_view te
   return out;
 }
 
+const char* missing_cache(const ModelSpec& m) {
+  for (const LayerGroup& g : m.layers) {
+    const char* missing = std::visit(overloaded{
+                                         [](const FullAttention&) -> const char* { return nullptr; },
+                                         [](const SlidingWindow&) -> const char* { return nullptr; },
+                                         [](const LatentAttention&) -> const char* { return nullptr; },
+                                         [](const RecurrentState&) -> const char* { return nullptr; },
+                                         [](const ChunkedLocal&) -> const char* { return nullptr; },
+                                         [](const CrossAttention&) -> const char* { return "cross-attention"; },
+                                         [](const SharedKV&) -> const char* { return nullptr; },
+                                         [](const IndexerCache&) -> const char* { return "sparse-attention indexer"; },
+                                         [](const NoCache&) -> const char* { return nullptr; },
+                                     },
+                                     g.spec);
+    if (missing != nullptr) {
+      return missing;
+    }
+  }
+  return nullptr;
+}
+
+void refuse_foreign_kv(const std::optional<DType>& d, std::string_view engine, std::string_view types) {
+  if (d && (d->name == "fp8" || d->name == "fp8_e4m3" || d->name == "fp8_e5m2" || d->name == "int8" ||
+            d->name == "int4")) {
+    throw Error(fmt::format("{} has no {} cache type; use {} with --cache-type-k/--cache-type-v", engine,
+                            quote_input(d->name), types));
+  }
+}
+
 // "2026-01-24" -> 20260124.
 std::optional<int> build_date(std::string_view text) {
   if (text.size() != 10 || text[4] != '-' || text[7] != '-') {

@@ -26,6 +26,14 @@ struct Override {
 std::optional<int> buffer_device(std::string_view name);
 std::vector<Override> read_overrides(std::string_view where, std::string_view text);
 
+/// The layer kinds a llama.cpp-family engine has no cache for ("cross-attention", "sparse-attention
+/// indexer"), or nullptr when it caches every layer of `m` (an exhaustive visit: a new kind must say).
+const char* missing_cache(const ModelSpec& m);
+
+/// Refuses a KV format only vLLM-style engines have (fp8, int8, int4) as -ctk/-ctv: `types` lists the
+/// engine's own (throws kvplan::Error naming `engine`).
+void refuse_foreign_kv(const std::optional<DType>& d, std::string_view engine, std::string_view types);
+
 /// "2026-01-24" -> 20260124: a build date, 2024-01-01 to 2030-12-31 (a real calendar day).
 std::optional<int> build_date(std::string_view text);
 

@@ -240,14 +240,7 @@ class Llamacpp final : public Engine {
   }
   void validate(const KnobSet& k) const override {
     for (std::size_t t : {cache_type_k, cache_type_v}) {
-      if (const auto d = k.dtype(t)) {
-        if (d->name == "fp8" || d->name == "fp8_e4m3" || d->name == "fp8_e5m2" || d->name == "int8" ||
-            d->name == "int4") {
-          throw Error(fmt::format("llama.cpp has no {} cache type; use f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, "
-                                  "q5_0 or q5_1 with --cache-type-k/--cache-type-v",
-                                  quote_input(d->name)));
-        }
-      }
+      llama::refuse_foreign_kv(k.dtype(t), "llama.cpp", "f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0 or q5_1");
     }
   }
   std::optional<std::string> split_problem(const ModelSpec& m, std::uint32_t tp, std::uint32_t pp,
@@ -257,23 +250,8 @@ class Llamacpp final : public Engine {
       return "llama.cpp splits layers across GPUs (--split-mode layer), not KV heads; plan it with --tp 1";
     }
     // Layer kinds llama.cpp has no cache for: it does not run these architectures.
-    for (const LayerGroup& g : m.layers) {
-      const char* missing = std::visit(overloaded{
-                                           [](const FullAttention&) -> const char* { return nullptr; },
-                                           [](const SlidingWindow&) -> const char* { return nullptr; },
-                                           [](const LatentAttention&) -> const char* { return nullptr; },
-                                           [](const RecurrentState&) -> const char* { return nullptr; },
-                                           [](const ChunkedLocal&) -> const char* { return nullptr; },
-                                           [](const CrossAttention&) -> const char* { return "cross-attention"; },
-                                           [](const SharedKV&) -> const char* { return nullptr; },
-                                           [](const IndexerCache&) -> const char* { return "sparse-attention indexer"; },
-                                           [](const NoCache&) -> const char* { return nullptr; },
-                                       },
-                                       g.spec);
-      if (missing != nullptr) {
-        return fmt::format("llama.cpp has no {} cache (llama-kv-cache.cpp); plan {} with another engine", missing,
-                           m.name);
-      }
+    if (const char* missing = llama::missing_cache(m)) {
+      return fmt::format("llama.cpp has no {} cache (llama-kv-cache.cpp); plan {} with another engine", missing, m.name);
     }
     return std::nullopt;
   }
