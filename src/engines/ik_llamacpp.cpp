@@ -393,12 +393,8 @@ EnginePrediction IkLlamacpp::predict(const EngineInputs& in) const {
   if (forced3) {
     p.notes.push_back("MLA models with ngl < n_layer run -mla 3: ik_llama.cpp changes the mode (llm_load_tensors)");
   }
-  if (pl.moved_tensors > 0) {
-    p.notes.push_back(fmt::format("The tensor overrides move {} tensors: {} of weights to host memory{}; every layer's KV "
-                                  "stays with its layer",
-                                  pl.moved_tensors, format_bytes(pl.moved_to_host),
-                                  pl.moved_to_gpus > 0 ? fmt::format(" and {} to another GPU", format_bytes(pl.moved_to_gpus))
-                                                       : std::string()));
+  if (const std::string moved = llama::moved_note(pl); !moved.empty()) {
+    p.notes.push_back(moved);
   }
   if (pl.weights.size() > 1 && mode == "layer" && has(kLayerBytes, v)) {
     p.notes.push_back("From build 4327 (PR #1466) -sm layer gives each GPU layers by their bytes and a compute estimate; "
@@ -423,15 +419,7 @@ EnginePrediction IkLlamacpp::predict(const EngineInputs& in) const {
     p.fields.push_back({"recurrent_bytes", "Recurrent state", Cell::bytes(sz.recurrent_bytes), "R and S in f32"});
   }
   if (split) {
-    for (std::size_t d = 0; d < pl.weights.size(); ++d) {
-      p.fields.push_back({fmt::format("cuda{}_model_buffer_bytes", d), fmt::format("CUDA{} model buffer", d),
-                          Cell::bytes(pl.weights[d]), fmt::format("{} layers", pl.layers[d])});
-      p.fields.push_back({fmt::format("cuda{}_kv_buffer_bytes", d), fmt::format("CUDA{} KV buffer", d),
-                          Cell::bytes(device_kv[d]), ""});
-    }
-    p.fields.push_back({"host_model_buffer_bytes", "CPU model buffer", Cell::bytes(pl.host_weights), ""});
-    p.fields.push_back({"host_kv_buffer_bytes", "CPU KV buffer", Cell::bytes(host_kv), ""});
-    p.fields.push_back({"host_memory_needed_bytes", "Host RAM needed", Cell::bytes(host_needed), ""});
+    llama::device_fields(pl, device_kv, host_kv, host_needed, resident, p.fields);
   }
   return p;
 }

@@ -129,6 +129,35 @@ std::vector<Override> read_overrides(std::string_view where, std::string_view te
   return out;
 }
 
+void device_fields(const Placement& pl, const std::vector<std::uint64_t>& device_kv, std::uint64_t host_kv,
+                   std::uint64_t host_needed, bool resident, std::vector<Field>& fields) {
+  for (std::size_t d = 0; d < pl.weights.size() && d < device_kv.size(); ++d) {
+    fields.push_back({fmt::format("cuda{}_model_buffer_bytes", d), fmt::format("CUDA{} model buffer", d),
+                      Cell::bytes(pl.weights[d]), fmt::format("{} layers", pl.layers[d])});
+    fields.push_back({fmt::format("cuda{}_kv_buffer_bytes", d), fmt::format("CUDA{} KV buffer", d),
+                      Cell::bytes(device_kv[d]), pl.kv_here[d] ? "its layers' KV" : "-nkvo: in host memory"});
+  }
+  fields.push_back({"host_model_buffer_bytes", "CPU model buffer", Cell::bytes(pl.host_weights),
+                    fmt::format("token embeddings and {} layers{}", pl.host_layers,
+                                pl.moved_to_host > 0 ? ", and the tensors the overrides put there" : "")});
+  fields.push_back({"host_kv_buffer_bytes", "CPU KV buffer", Cell::bytes(host_kv), ""});
+  fields.push_back({"host_memory_needed_bytes", "Host RAM needed", Cell::bytes(host_needed),
+                    resident ? "the CPU KV buffer and the host-side weights (--mlock or --no-mmap)"
+                             : "the CPU KV buffer; the mapped weights may be paged from the file"});
+}
+
+std::string moved_note(const Placement& pl) {
+  if (pl.moved_tensors == 0) {
+    return {};
+  }
+  return fmt::format("The tensor overrides (-ot, --cpu-moe, --n-cpu-moe) move {} tensors: {} of weights to host "
+                     "memory{}; each runs where its weights are (on the CPU in host memory), and every layer's KV stays "
+                     "with its layer",
+                     pl.moved_tensors, format_bytes(pl.moved_to_host),
+                     pl.moved_to_gpus > 0 ? fmt::format(" and {} to another GPU", format_bytes(pl.moved_to_gpus))
+                                          : std::string());
+}
+
 const char* missing_cache(const ModelSpec& m) {
   for (const LayerGroup& g : m.layers) {
     const char* missing = std::visit(overloaded{

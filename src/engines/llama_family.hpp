@@ -78,6 +78,13 @@ std::vector<std::uint64_t> kv_per_device(const Placement& pl, std::uint64_t kv_t
 
 std::string ggml_name(const DType& t);
 
+/// Each device's model and KV buffers, the host's, and the host RAM a plan needs, as report fields (JSON:
+/// engine.cuda0_kv_buffer_bytes, ..., engine.host_memory_needed_bytes); `resident`: --mlock or --no-mmap.
+void device_fields(const Placement& pl, const std::vector<std::uint64_t>& device_kv, std::uint64_t host_kv,
+                   std::uint64_t host_needed, bool resident, std::vector<Field>& fields);
+/// What the tensor overrides moved, as a note; empty when nothing moved.
+std::string moved_note(const Placement& pl);
+
 struct Cache {
   std::uint64_t k_bytes = 0;
   std::uint64_t v_bytes = 0;

@@ -551,12 +551,8 @@ EnginePrediction Llamacpp::predict(const EngineInputs& in) const {
       p.log_lines.push_back(fmt::format("llama_kv_cache: {:>10} KV buffer size = {:8.2f} MiB", "CPU",
                                         static_cast<double>(host_kv) / static_cast<double>(kMiB)));
     }
-    if (pl.moved_tensors > 0) {
-      p.notes.push_back(fmt::format(
-          "The tensor overrides (-ot, --cpu-moe, --n-cpu-moe) move {} tensors: {} of weights to host memory{}; each "
-          "runs where its weights are (on the CPU in host memory), and every layer's KV stays with its layer",
-          pl.moved_tensors, format_bytes(pl.moved_to_host),
-          pl.moved_to_gpus > 0 ? fmt::format(" and {} to another GPU", format_bytes(pl.moved_to_gpus)) : std::string()));
+    if (const std::string moved = llama::moved_note(pl); !moved.empty()) {
+      p.notes.push_back(moved);
     }
     if (pl.host_layers > 0 || host_kv > 0) {
       p.notes.push_back(fmt::format("{} of {} layers and {} of KV are in host memory: they run on the CPU (the host "
@@ -579,19 +575,7 @@ EnginePrediction Llamacpp::predict(const EngineInputs& in) const {
   };
   if (split) {
     // Each device's buffers, as llama.cpp logs them (JSON: engine.cuda0_kv_buffer_bytes, ...).
-    for (std::size_t d = 0; d < pl.weights.size(); ++d) {
-      p.fields.push_back({fmt::format("cuda{}_model_buffer_bytes", d), fmt::format("CUDA{} model buffer", d),
-                          Cell::bytes(pl.weights[d]), fmt::format("{} layers", pl.layers[d])});
-      p.fields.push_back({fmt::format("cuda{}_kv_buffer_bytes", d), fmt::format("CUDA{} KV buffer", d),
-                          Cell::bytes(device_kv[d]), pl.kv_here[d] ? "its layers' KV" : "-nkvo: in host memory"});
-    }
-    p.fields.push_back({"host_model_buffer_bytes", "CPU model buffer", Cell::bytes(pl.host_weights),
-                        fmt::format("token embeddings and {} layers{}", pl.host_layers,
-                                    pl.moved_to_host > 0 ? ", and the tensors the overrides put there" : "")});
-    p.fields.push_back({"host_kv_buffer_bytes", "CPU KV buffer", Cell::bytes(host_kv), ""});
-    p.fields.push_back({"host_memory_needed_bytes", "Host RAM needed", Cell::bytes(host_needed),
-                        resident ? "the CPU KV buffer and the host-side weights (--mlock or --no-mmap)"
-                                 : "the CPU KV buffer; the mapped weights may be paged from the file"});
+    llama::device_fields(pl, device_kv, host_kv, host_needed, resident, p.fields);
   }
   if (sz.swa.layers > 0) {
     p.fields.push_back({"swa_cells", "SWA cells", Cell::tokens(sz.swa.cells), "pad256(min(n_ctx_seq, n_swa·n_seq + n_ubatch))"});
