@@ -44,7 +44,9 @@ TEST_CASE("catalog GPUs have the compute capability NVIDIA lists for them", "[gp
                                                 {"L40S", 89},     {"RTX-4090", 89},  {"A100-80GB", 80}, {"A10", 86},
                                                 {"RTX-3090", 86}, {"RTX-A6000", 86}, {"T4", 75},      {"V100-32GB", 70},
                                                 {"B200", 100},    {"B300", 103},     {"RTX-5090", 120}, {"RTX-PRO-6000", 120},
-                                                {"A30", 80},      {"L20", 89},       {"RTX-4000-Ada", 89}};
+                                                {"A30", 80},      {"L20", 89},       {"RTX-4000-Ada", 89},
+                                                {"GH200", 90},    {"GH200-144GB", 90}, {"RTX-A5000", 86}, {"RTX-A4000", 86},
+                                                {"RTX-5080", 120}};
   for (const auto& [name, cc] : listed) {
     INFO(name);
     CHECK(gpu(name).arch.vendor == GpuVendor::nvidia);
@@ -70,6 +72,7 @@ TEST_CASE("bf16 and FP8 arithmetic follow the architecture's feature tables", "[
   }
   // ROCm "Data types and precision support": FP8 on CDNA 3 (MI300) and CDNA 4 (MI355X), not CDNA 2.
   CHECK(gpu("MI300X").arch.fp8);
+  CHECK(gpu("MI325X").arch.target == "gfx942");
   CHECK(gpu("MI355X").arch.fp8);
   CHECK_FALSE(gpu("MI250X").arch.fp8);
   CHECK(gpu("MI250X").arch.bf16);

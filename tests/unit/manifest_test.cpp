@@ -58,7 +58,9 @@ TEST_CASE("node labels and instance types name the GPU", "[manifest]") {
   CHECK(gpu_of("nvidia.com/gpu.product", "NVIDIA-A100-SXM4-80GB") == "A100-80GB");
   CHECK(gpu_of("nvidia.com/gpu.product", "Tesla-T4-SHARED") == "T4");
   CHECK(gpu_of("nvidia.com/gpu.product", "NVIDIA-GeForce-RTX-4090") == "RTX-4090");
-  CHECK_THROWS_AS(kvplan::gpu_from_label("nvidia.com/gpu.product", "NVIDIA-GH200-480GB"), kvplan::Error);
+  CHECK(gpu_of("nvidia.com/gpu.product", "NVIDIA-GH200-480GB") == "GH200");
+  // The 16 GB V100 is not catalogued (docs/gpus.md, "Not found"): refused, not read as the 32 GB one.
+  CHECK_THROWS_AS(kvplan::gpu_from_label("nvidia.com/gpu.product", "Tesla-V100-SXM2-16GB"), kvplan::Error);
   // GKE: nvidia-tesla-a100 is the 40 GB part.
   CHECK(gpu_of("cloud.google.com/gke-accelerator", "nvidia-tesla-a100") == "A100-40GB");
   CHECK(gpu_of("cloud.google.com/gke-accelerator", "nvidia-a100-80gb") == "A100-80GB");
@@ -81,8 +83,13 @@ TEST_CASE("node labels and instance types name the GPU", "[manifest]") {
   // Reported names, as nvidia-smi prints them (and 450.x drivers without "NVIDIA ").
   CHECK(kvplan::gpu_from_reported_name("NVIDIA H100 80GB HBM3")->name == "H100-SXM");
   CHECK(kvplan::gpu_from_reported_name("A100-SXM4-80GB")->name == "A100-80GB");
-  // GH200 is not catalogued (docs/gpus.md: engines budget its unified memory otherwise).
-  CHECK(kvplan::gpu_from_reported_name("NVIDIA GH200 480GB") == nullptr);
+  // A GH200 is budgeted from its HBM: vLLM's psutil path is for integrated GPUs only (docs/gpus.md).
+  CHECK(kvplan::gpu_from_reported_name("NVIDIA GH200 480GB")->name == "GH200");
+  CHECK(kvplan::gpu_from_reported_name("NVIDIA GH200 480GB")->memory_bytes == 102'005'473'280);  // deviceQuery
+  CHECK(kvplan::gpu_from_reported_name("NVIDIA GH200 144G HBM3e")->name == "GH200-144GB");
+  CHECK(kvplan::gpu_from_reported_name("NVIDIA RTX A5000")->name == "RTX-A5000");
+  CHECK(kvplan::gpu_from_reported_name("NVIDIA RTX A4000")->name == "RTX-A4000");
+  CHECK(kvplan::gpu_from_reported_name("NVIDIA GeForce RTX 5080")->name == "RTX-5080");
   CHECK(kvplan::gpu_from_reported_name("NVIDIA A10")->name == "A10");
   CHECK(kvplan::gpu_from_reported_name("NVIDIA A10G")->name == "A10G");
   // SkyPilot: "A100" is the 40 GB part; A10 is not A10G.
