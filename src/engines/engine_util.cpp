@@ -44,7 +44,10 @@ std::vector<LayerType> layer_types(const ModelSpec& m, const DType& kv, std::uin
                      t.kv_heads = s.attention.num_key_value_heads;
                    },
                    [&](const LatentAttention&) { t.latent = true; },
-                   [&](const RecurrentState&) { t.kind = LayerType::Kind::recurrent; },
+                   [&](const RecurrentState& r) {
+                     t.kind = LayerType::Kind::recurrent;
+                     t.recurrence = r.kind;
+                   },
                    [&](const ChunkedLocal& c) {
                      t.kind = LayerType::Kind::chunked;
                      t.window = c.chunk_tokens;

@@ -37,6 +37,7 @@ struct LayerType {
   std::uint64_t state_bytes = 0;     // per layer per rank per sequence (recurrent)
   bool latent = false;               // MLA: one latent per token, K only
   std::uint32_t kv_heads = 0;        // full and sliding: the layer's KV heads (all ranks)
+  RecurrentState::Kind recurrence = RecurrentState::Kind::linear_attention;  // recurrent: which state it holds
 };
 
 /// The model's layers by kind, in order of first appearance (one entry per distinct window).

@@ -52,7 +52,18 @@ constexpr int kSeqsCappedByTokensSince = 1001;  // max_num_seqs = min(default, m
 constexpr int kBf16FallbackSince = 900;       // auto dtype: bf16 falls back to fp16 below sm80 (5c4c08f6f, #17265)
 constexpr int kCudaGraphEstimateSince = 21;   // VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1 by default
 constexpr int kUtilization092Since = 25;      // CacheConfig.gpu_memory_utilization default 0.92
-constexpr int kTokensFromConcurrencySince = 27;  // num_tokens = int(max_concurrency * max_model_len)
+// num_tokens = int(max_concurrency * max_model_len) in _report_kv_cache_config (e68fa1b90a7b, #41069, merged
+// 2026-04-28: in 0.21.0; 0.20.x was not read).
+constexpr int kTokensFromConcurrencySince = 21;
+// Mamba state per request (MambaSpec.max_memory_usage_bytes, mamba_cache_mode): "align" keeps 2 states, "none"
+// 1, "all" one per block (5206e5e28c25, #30877, merged 2026-01-23, taken as 0.15); before it a hybrid kept 1
+// state, or for Mamba-2 models with prefix caching one per block (ea507c3a93fe, #25752, 0.11.1).
+constexpr int kMambaAlignSince = 15;
+constexpr int kMambaPrefixCachingSince = 12;  // #25752 (2025-10-04): after 0.11.0, so from 0.11.1; read as 0.12
+// Hybrid models get prefix caching by default, and "align" is every Mamba model's default mode
+// (f9c74b4b9c25, #50991, merged 2026-08-04: 0.27). Before it a hybrid needs --enable-prefix-caching
+// (ModelConfig.is_prefix_caching_supported is False for attn_type "hybrid").
+constexpr int kHybridPrefixCachingSince = 27;
 constexpr int kLargeGpuTierSince = 28;        // >= 160 GiB devices get max_num_batched_tokens 16384
 
 enum K : std::size_t {
@@ -62,7 +73,7 @@ enum K : std::size_t {
   activation_memory, non_torch_memory, cuda_graph_memory,
   model, tensor_parallel_size, pipeline_parallel_size, data_parallel_size, decode_context_parallel_size,
   max_model_len, kv_cache_dtype, dtype, quantization, nnodes, kv_transfer_config, lmcache_cpu_size, lmcache_chunk_size,
-  kv_offloading_backend, kCount
+  kv_offloading_backend, enable_prefix_caching, mamba_cache_mode, kCount
 };
 
 // --kv-transfer-config '{"kv_connector":"LMCacheConnectorV1",...}': the connector it names, read once here.
@@ -73,6 +84,14 @@ KnobValue connector_name(std::string_view where, std::string_view text) {
   }
   const auto it = j.find("kv_connector");
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// --mamba-cache-mode: CacheConfig.mamba_cache_mode's values.
+KnobValue mamba_mode(std::string_view where, std::string_view text) {
+  if (text != "none" && text != "align" && text != "all") {
+    throw Error(fmt::format("{}: expected none, align or all (got {})", where, quote_input(text)));
+  }
+  return std::string(text);
 }
 
 // LMCache's chunk size, from LMCACHE_CHUNK_SIZE (lmcache/v1/config.py chunk_size: an int, default 256).
@@ -172,6 +191,14 @@ constexpr std::array<Knob, kCount> kKnobs{{
     {"kv_offloading_backend", "--kv-offloading-backend", KnobType::text, Target::own, "",
      "vLLM: native (default) or lmcache, the tier --kv-offloading-size sizes", "vllm/config/cache.py "
      "CacheConfig.kv_offloading_backend"},
+    {"enable_prefix_caching", "--enable-prefix-caching", KnobType::flag, Target::own, "--enable-prefix-caching",
+     "vLLM: prefix caching; on a hybrid (Mamba, Gated DeltaNet) model it keeps more states per request "
+     "(default on, for hybrids from v0.27)",
+     "vllm/config/cache.py CacheConfig.enable_prefix_caching; vllm/model_executor/models/config.py "
+     "MambaModelConfig.verify_and_update_config"},
+    {"mamba_cache_mode", "--mamba-cache-mode", KnobType::text, Target::own, "",
+     "vLLM: Mamba states kept per request with prefix caching: none (1), align (2) or all (one per block)",
+     "vllm/config/cache.py CacheConfig.mamba_cache_mode; vllm/v1/kv_cache_interface.py MambaSpec", mamba_mode},
 }};
 
 // Activation peak of the profiling run, calibrated on 15 vLLM 0.19.0 H100 runs at the API-server
@@ -311,6 +338,9 @@ struct Layout {
   std::uint64_t group_size = 0;        // layers per group (tensors shared across groups)
   std::vector<LayerType> group_kinds;  // one entry per KV cache group
   std::string note;
+  // Mamba states one request holds per recurrent group (mamba_cache_mode): 1 ("none"), 2 ("align"), or
+  // 0 for one per block of its tokens ("all"; prefix caching on Mamba-2 models).
+  std::uint64_t states_per_request = 1;
 };
 
 Layout layout(const std::vector<LayerType>& types, std::uint64_t block) {
@@ -369,8 +399,8 @@ std::uint64_t blocks_per_request(const Layout& l, std::uint64_t len, std::uint64
       case LayerType::Kind::sliding:  // SlidingWindowSpec: the window may not start at a block edge
         blocks += ceil_div(std::min(g.window - 1 + batched_tokens, len), l.block_size) + 1;
         break;
-      case LayerType::Kind::recurrent:  // MambaSpec, mamba_cache_mode "none"
-        blocks += 1;
+      case LayerType::Kind::recurrent:  // MambaSpec.max_memory_usage_bytes, by mamba_cache_mode
+        blocks += l.states_per_request == 0 ? ceil_div(len, l.block_size) : l.states_per_request;
         break;
       case LayerType::Kind::chunked:  // ChunkedLocalAttentionSpec: the current chunk plus the tokens in flight
         blocks += ceil_div(std::min(g.window + batched_tokens, len), l.block_size) + 1;
@@ -393,6 +423,39 @@ std::uint64_t longest_fitting(const Layout& l, std::uint64_t upper, std::uint64_
     (blocks_per_request(l, mid, batched, dcp) <= num_blocks ? lo : hi) = mid;
   }
   return lo;
+}
+
+// MambaModelConfig.verify_and_update_config: with prefix caching, a model that implements
+// SupportsMambaPrefixCaching (the Mamba-2 family: mamba, mamba2, jamba, falcon_h1, granitemoehybrid,
+// nemotron_h, zamba2) keeps a state per block ("all"), the others (Gated DeltaNet, KDA, short
+// convolution) the current and the previous one ("align"); without it, one ("none").
+void mamba_states(Layout& l, const std::vector<LayerType>& types, const KnobSet& s, int minor,
+                  std::vector<std::string>& notes) {
+  const auto recurrent = std::find_if(types.begin(), types.end(),
+                                      [](const LayerType& t) { return t.kind == LayerType::Kind::recurrent; });
+  if (recurrent == types.end()) {
+    return;
+  }
+  const bool mamba2 = recurrent->recurrence == RecurrentState::Kind::mamba;
+  const bool prefix = s.flag(enable_prefix_caching).value_or(minor >= kHybridPrefixCachingSince);
+  std::string mode = "none";
+  if (const KnobValue* given = s.find(mamba_cache_mode); given != nullptr) {
+    if (minor < kMambaAlignSince) {
+      throw Error("vLLM: --mamba-cache-mode is a flag of v0.15 and later (#30877); drop it, or plan a later version");
+    }
+    mode = std::get<std::string>(*given);
+  } else if (prefix && minor >= kMambaAlignSince) {
+    mode = mamba2 && minor < kHybridPrefixCachingSince ? "all" : "align";
+  } else if (prefix && mamba2 && minor >= kMambaPrefixCachingSince) {
+    mode = "all";  // #25752: cdiv(max_model_len, block_size) states, GDN models had prefix caching turned off
+  }
+  l.states_per_request = mode == "align" ? 2 : mode == "all" ? 0 : 1;
+  if (mode == "all") {
+    notes.push_back("mamba_cache_mode all: a Mamba state per block of each request's tokens; vLLM also aligns "
+                    "the block size to the model's chunk size, which kvplan does not model");
+  } else if (mode == "align") {
+    notes.push_back("mamba_cache_mode align (prefix caching on a hybrid model): 2 Mamba states per request");
+  }
 }
 
 // "v0.19.0", "0.19", "0.19.1rc1" -> 19, for 0.6 .. 0.30.
@@ -877,7 +940,8 @@ EnginePrediction Vllm::predict(const EngineInputs& in) const {
   p.kv_budget_bytes = available;
 
   const std::vector<LayerType> types = engines::layer_types(m, in.kv_dtype, in.tensor_parallel);
-  const Layout l = layout(types, s.number(block_size).value_or(16));
+  Layout l = layout(types, s.number(block_size).value_or(16));
+  mamba_states(l, types, s, in.version, p.notes);
   p.block_tokens = l.block_size;
   const std::uint64_t dcp = std::max<std::uint32_t>(in.context_parallel, 1);
   const std::uint64_t bytes_per_block = sat_mul(l.page_bytes, l.group_size);
