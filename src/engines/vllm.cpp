@@ -50,8 +50,11 @@ constexpr int kV1BitsAndBytesSince = 803;     // bitsandbytes leaves V1_UNSUPPOR
 constexpr int kV1GgufSince = 900;             // GGUF on V1 (1f1b1bc03, #18646, in 0.9.0.1; 0.9.0 has the same key)
 constexpr int kSeqsCappedByTokensSince = 1001;  // max_num_seqs = min(default, max_num_batched_tokens)
 constexpr int kBf16FallbackSince = 900;       // auto dtype: bf16 falls back to fp16 below sm80 (5c4c08f6f, #17265)
-constexpr int kCudaGraphEstimateSince = 21;   // VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1 by default
-constexpr int kUtilization092Since = 25;      // CacheConfig.gpu_memory_utilization default 0.92
+// One commit turns the CUDA-graph estimate on (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1) and raises
+// CacheConfig.gpu_memory_utilization's default from 0.9 to 0.92 to make up for it (96a85c57501f, #38284, merged
+// 2026-04-21); vLLM's own log line says "default since v0.21.0".
+constexpr int kCudaGraphEstimateSince = 21;
+constexpr int kUtilization092Since = kCudaGraphEstimateSince;
 // num_tokens = int(max_concurrency * max_model_len) in _report_kv_cache_config (e68fa1b90a7b, #41069, merged
 // 2026-04-28: in 0.21.0; 0.20.x was not read).
 constexpr int kTokensFromConcurrencySince = 21;
@@ -102,7 +105,7 @@ KnobValue lmcache_gib(std::string_view where, std::string_view text) { return en
 
 constexpr std::array<Knob, kCount> kKnobs{{
     {"gpu_memory_utilization", "--gpu-memory-utilization", KnobType::fraction, Target::own, "--gpu-memory-utilization",
-     "vLLM: fraction of total GPU memory (default 0.9; 0.92 from v0.25)", "vllm/config/cache.py CacheConfig",
+     "vLLM: fraction of total GPU memory (default 0.9; 0.92 from v0.21)", "vllm/config/cache.py CacheConfig",
      engines::engine_fraction},
     {"kv_cache_memory_bytes", "--kv-cache-memory-bytes", KnobType::bytes, Target::own,
      "--kv-cache-memory", "vLLM: KV cache size per GPU, replacing the utilization (20GiB, or plain bytes)",
