@@ -38,7 +38,13 @@ constexpr int kV1SeqsBySizeSince = 804;       // max_num_seqs 256 below the larg
 constexpr int kV1TierByMemorySince = 805;     // the large tier by device memory >= 70 GiB (46e678bcf, #17073)
 constexpr int kV1A100ExcludedSince = 900;     // ... and not an A100 (911215528, #17885)
 constexpr int kV1ProfilingSince = 901;        // memory_profiling(init_snapshot) in V1 (cc867be19, #19312)
-constexpr int kV1SortingSamplerUntil = 900;   // 0.8.x: FlashInfer >= 0.2.3 disabled, the native sampler sorts
+// The profiling run's sampler sorts the whole vocabulary (apply_top_k_top_p's logits.sort()) in 0.8.x (FlashInfer
+// >= 0.2.3 disabled), and again from 0.11.1, where FlashInfer's sampler is off by default (e66d787bc, #26859),
+// until the in-place Triton top-k/top-p kernel (c656ba3b4, #33538, merged 2026-02-17: taken as 0.17; 0.16 not
+// read). In 0.9 to 0.11.0 it sorts only where FlashInfer is not installed, which a command line does not say.
+constexpr int kV1SortingSamplerUntil = 900;
+constexpr int kV1SortingAgainSince = 1101;
+constexpr int kV1TritonSamplerSince = 1700;
 // _is_v1_supported_oracle, release by release (docs/engines.md, "vLLM by version"):
 constexpr int kV1PipelineSince = 803;         // PP on V1, with the ray backend (0.8.3); any backend from 0.9.0.1
 constexpr int kV1PipelineAnyBackendSince = 900;
@@ -225,6 +231,26 @@ constexpr std::uint64_t kV0Tp1NonTorchBytes = 61ULL << 20;  // the fit's 13,300 
 // and their int64 indices (8), the top-k mask (1), the softmax of the sorted values (4) and its cumsum
 // (4), the top-p mask (1), the inverse permutation (8, int64) and the logits gathered back (4).
 constexpr std::uint64_t kSortingSamplerBytes = 40;
+
+// V1's sorting sampler at its peak, per row and vocabulary entry (PyTorch's segmented sort for many rows,
+// SortStable.cu, over CUB's segmented radix sort): the model-dtype logits (2 B), their fp32 copy (4), the sorted
+// values (4), their int64 indices (8), the int64 index array the segmented sort allocates (8), and CUB's spare
+// key and value buffers (4 + 8). With the hidden states still held (max_num_batched_tokens and 2 × rows of
+// hidden, 16-bit), 5.55 GiB for Qwen3-30B-A3B at 1,024 rows, where vLLM 0.10.2 logged a 5.58 GiB peak.
+constexpr std::uint64_t kV1SortBytes = 38;
+
+// The profiling peak when V1's sampler sorts: the forward and the sampler run one after the other.
+std::uint64_t v1_sorting_activation_bytes(const ModelSpec& m, std::uint64_t batched, std::uint64_t max_seqs,
+                                          bool samples) {
+  const ReserveModel fit;
+  const std::uint64_t forward = mul_frac(fit.activation_base_bytes, batched, 8192);
+  if (!samples) {
+    return forward;
+  }
+  const std::uint64_t rows = std::min(max_seqs, batched);
+  const std::uint64_t hidden = sat_mul(sat_add(batched, 2 * rows), sat_mul(m.hidden_size, 2));
+  return std::max(forward, sat_add(sat_mul(sat_mul(rows, m.vocab_size), kV1SortBytes), hidden));
+}
 
 std::uint64_t activation_bytes(std::uint64_t vocab, std::uint64_t batched_tokens, std::uint64_t max_seqs,
                                bool samples, std::uint64_t bytes_per_vocab_row = kFittedBytesPerVocabRow) {
@@ -597,7 +623,12 @@ EnginePrediction predict_v0(const EngineInputs& in, int release, const std::stri
     num_blocks = sat_mul(*forced, block_bytes) > usable_kv ? 0 : *forced;
   }
   const std::uint64_t cpu_blocks = block_bytes == 0 ? 0 : (4ULL << 30) / block_bytes;  // swap_space 4 GiB
-  const std::uint64_t max_tokens = sat_mul(num_blocks, block);
+  // Pipeline parallelism: a worker's blocks are split over one CacheEngine per virtual engine
+  // (CacheEngine.__init__: num_gpu_blocks //= pipeline_parallel_size; the Scheduler likewise), and a request
+  // lives in one of them, so raise_if_cache_size_invalid checks block_size × (num_gpu_blocks // pp).
+  const std::uint64_t engines = std::max<std::uint32_t>(in.pipeline_parallel, 1);
+  const std::uint64_t per_engine = num_blocks / engines;
+  const std::uint64_t max_tokens = sat_mul(per_engine, block);
   if (num_blocks == 0) {
     p.startup = Startup::no_kv_memory;
   } else if (in.max_model_len > max_tokens) {
@@ -607,16 +638,19 @@ EnginePrediction predict_v0(const EngineInputs& in, int release, const std::stri
     p.startup_max_len = max_tokens;
   }
   const auto per_request = [&](std::uint64_t len) { return ceil_div(std::max<std::uint64_t>(len, 1), block); };
-  p.capacity_at_shape = num_blocks / per_request(in.shape_seq_len);
+  p.capacity_at_shape = engines * (per_engine / per_request(in.shape_seq_len));
   for (std::uint64_t len : in.frontier_lengths) {
     if (len <= p.max_model_len) {
-      p.frontier.emplace_back(len, num_blocks / per_request(len));
+      p.frontier.emplace_back(len, engines * (per_engine / per_request(len)));
     }
   }
   if (!in.text) {
     return p;
   }
-  const double concurrency = static_cast<double>(max_tokens) / static_cast<double>(std::max<std::uint64_t>(in.max_model_len, 1));
+  // executor_base.initialize_cache: num_gpu_blocks × block_size / max_model_len, over all virtual engines.
+  const std::uint64_t total_tokens = sat_mul(num_blocks, block);
+  const double concurrency =
+      static_cast<double>(total_tokens) / static_cast<double>(std::max<std::uint64_t>(in.max_model_len, 1));
   p.budget = {
       {"total_gpu_memory_bytes", "Total GPU memory", Cell::bytes(in.gpu_memory_bytes), "cudaMemGetInfo total"},
       {"gpu_memory_utilization", "gpu_memory_utilization", Cell::number(static_cast<double>(util) / 1e6),
@@ -641,9 +675,9 @@ EnginePrediction predict_v0(const EngineInputs& in, int release, const std::stri
                    with_commas(bytes_per_token))},
       {"num_cpu_blocks", "CPU blocks", Cell::count(cpu_blocks), "swap_space 4 GiB"},
       {"block_size", "Block size", Cell::tokens(block), "tokens"},
-      {"gpu_kv_cache_tokens", "KV cache tokens", Cell::tokens(max_tokens), "GPU blocks × block size"},
+      {"gpu_kv_cache_tokens", "KV cache tokens", Cell::tokens(total_tokens), "GPU blocks × block size"},
       {"max_concurrency", "Maximum concurrency", Cell::number(concurrency),
-       fmt::format("{} tokens / {}-token requests", with_commas(max_tokens), with_commas(in.max_model_len))},
+       fmt::format("{} tokens / {}-token requests", with_commas(total_tokens), with_commas(in.max_model_len))},
       {"max_model_len", "max_model_len", Cell::tokens(in.max_model_len), ""},
       {"max_num_batched_tokens", "max_num_batched_tokens", Cell::tokens(batched),
        s.has(max_num_batched_tokens) ? "--max-num-batched-tokens"
@@ -651,6 +685,10 @@ EnginePrediction predict_v0(const EngineInputs& in, int release, const std::stri
                                      : "max(max_model_len, 2048): chunked prefill off"},
       {"max_num_seqs", "max_num_seqs", Cell::count(max_seqs), s.has(max_num_seqs) ? "--max-num-seqs" : "default"},
   };
+  if (engines > 1) {
+    p.fields.push_back({"tokens_per_virtual_engine", "Tokens per virtual engine", Cell::tokens(max_tokens),
+                        fmt::format("GPU blocks // pipeline_parallel_size {} × block size: one request's most", engines)});
+  }
   if (!s.has(kv_cache_memory_bytes) && release >= kV0ChunkOf2048Since) {
     p.log_lines.push_back(fmt::format(
         "the current vLLM instance can use total_gpu_memory ({} GiB) x gpu_memory_utilization ({:.2f}) = {} GiB",
@@ -893,11 +931,15 @@ EnginePrediction Vllm::predict(const EngineInputs& in) const {
     const std::uint64_t requested = engines::ceil_frac(in.gpu_memory_bytes, util);
     p.usable_bytes = requested;
     p.fraction_ppm = util;
-    const bool sorting = release < kV1SortingSamplerUntil;
-    const std::uint64_t activations = s.number(activation_memory)
-                                          .value_or(activation_bytes(m.vocab_size, batched, max_seqs, in.last_stage,
-                                                                     sorting ? kSortingSamplerBytes
-                                                                             : kFittedBytesPerVocabRow));
+    // 0.8.x: the sum of the forward and 40 B per row and vocabulary entry (kSortingSamplerBytes, as V0's sort),
+    // which its logs bear out (tests/check/command_lines.jsonl); 0.11.1 on: the sort's own peak.
+    const bool sorting_08 = release < kV1SortingSamplerUntil;
+    const bool sorting = sorting_08 || (release >= kV1SortingAgainSince && release < kV1TritonSamplerSince);
+    const std::uint64_t activations =
+        s.number(activation_memory)
+            .value_or(sorting_08 ? activation_bytes(m.vocab_size, batched, max_seqs, in.last_stage, kSortingSamplerBytes)
+                      : sorting  ? v1_sorting_activation_bytes(m, batched, max_seqs, in.last_stage)
+                                 : activation_bytes(m.vocab_size, batched, max_seqs, in.last_stage));
     const ReserveModel fit;
     // Before 0.9.1, V1 counted everything on the device that torch had not allocated (the CUDA
     // context and NCCL's buffers included); from 0.9.1 only what grew while profiling.
