@@ -26,10 +26,15 @@ constexpr int kPytorchBackendSince = 100;  // 1.0: the PyTorch backend and LLM A
 // 0.8's release notes: "Increase default freeGpuMemoryFraction parameter from 0.85 to 0.9" (the C++
 // KvCacheConfig's kDefaultGpuMemFraction; docs/source/release-notes.md).
 constexpr int kFraction090Since = 8;
+// calculate_max_num_blocks rounded the primary pool up (math.ceil(max_tokens / tokens_per_block)) in 0.20 to 1.1,
+// as two logs show (1.1.0rc3: 86,711 tokens -> 2,710 blocks of 32; 0.20.0: 860,308 -> 26,885); the current
+// source floors (int(max_tokens // tokens_per_block)), and kvplan floors from 1.2, where no log tells.
+constexpr int kBlocksRoundUpSince = 20;
+constexpr int kBlocksRoundUpUntil = 101;
 
 enum K : std::size_t {
   free_gpu_memory_fraction, tokens_per_block, max_num_tokens, max_batch_size, activation_memory, non_torch_memory,
-  cuda_graph_memory, backend, kv_cache_dtype, model, tp_size, pp_size, max_seq_len, kCount
+  cuda_graph_memory, backend, kv_cache_dtype, model, tp_size, pp_size, max_seq_len, host_cache_size, kCount
 };
 
 constexpr std::array<Knob, kCount> kKnobs{{
@@ -62,6 +67,11 @@ constexpr std::array<Knob, kCount> kKnobs{{
      "tensorrt_llm/commands/serve.py", nullptr, 4096},
     {"max_seq_len", "--max_seq_len", KnobType::count, Target::max_model_len, "",
      "the longest request (default: the model's maximum)", "tensorrt_llm/commands/serve.py"},
+    {"host_cache_size", "", KnobType::bytes, Target::own, "--host-cache-size",
+     "TensorRT-LLM: host memory per GPU for KV blocks offloaded for reuse (kv_cache_config.host_cache_size; a size or "
+     "bytes)",
+     "tensorrt_llm/llmapi/llm_args.py KvCacheConfig.host_cache_size; _torch/pyexecutor/resource_manager.py "
+     "calculate_max_num_blocks"},
 }};
 
 // get_cache_bytes_per_token: kv_factor (2, or 1 for MLA) x sum of ceil(n_kv / tp) x head_dim x bytes.
@@ -162,7 +172,11 @@ EnginePrediction Trtllm::predict(const EngineInputs& in) const {
   EnginePrediction p;
   const auto fraction = static_cast<std::uint32_t>(
       s.number(free_gpu_memory_fraction).value_or(in.version >= kFraction090Since ? 900'000 : 850'000));
-  const std::uint64_t tpb = s.number(tokens_per_block).value_or(in.version >= kPytorchBackendSince ? 32 : 64);
+  // KvCacheConfig.tokens_per_block is 32 on the PyTorch backend (the default from 1.0, or --backend pytorch before);
+  // a TRT engine built before 1.0 defaults to 64 (trtllm-build --tokens_per_block).
+  const KnobValue* chosen = s.find(backend);
+  const bool pytorch = chosen != nullptr ? std::get<std::string>(*chosen) == "pytorch" : in.version >= kPytorchBackendSince;
+  const std::uint64_t tpb = s.number(tokens_per_block).value_or(pytorch ? 32 : 64);
   const std::uint64_t batch_tokens = s.number(max_num_tokens).value_or(8192);
   p.max_model_len = in.max_model_len;
   p.block_tokens = tpb;
@@ -180,7 +194,17 @@ EnginePrediction Trtllm::predict(const EngineInputs& in) const {
   const std::uint64_t available = mul_frac(free_after, fraction, 1'000'000);
   const std::uint64_t per_token = bytes_per_token(m, in.kv_dtype, in.tensor_parallel);
   const std::uint64_t max_tokens = per_token == 0 ? 0 : engines::with_margin(available, in.kv_margin_ppm) / per_token;
-  const std::uint64_t blocks = max_tokens / tpb;
+  const bool round_up = in.version >= kBlocksRoundUpSince && in.version <= kBlocksRoundUpUntil;
+  const std::uint64_t blocks = round_up ? ceil_div(max_tokens, tpb) : max_tokens / tpb;
+  // The secondary pool: host_cache_size // (bytes per token × tokens per block) on every rank; it holds blocks
+  // offloaded for reuse and adds no room for running requests (calculate_max_num_blocks).
+  std::uint64_t host_blocks = 0;
+  if (const auto host = s.number(host_cache_size); host && *host > 0 && per_token > 0) {
+    host_blocks = *host / sat_mul(per_token, tpb);
+    const std::uint64_t world = std::uint64_t{in.tensor_parallel} * in.pipeline_parallel;
+    p.host = HostTier{sat_mul(host_blocks, tpb), sat_mul(*host, world),
+                      fmt::format("kv_cache_config.host_cache_size {}", format_bytes(*host))};
+  }
   p.usable_bytes = in.gpu_memory_bytes;
   p.fraction_ppm = fraction;
   p.weights_bytes = weights;
@@ -217,9 +241,13 @@ EnginePrediction Trtllm::predict(const EngineInputs& in) const {
       {"kv_bytes_per_token", "kv size per token", Cell::bytes(per_token), "KV heads per rank: ceil(n_kv / tp)"},
       {"max_tokens", "max tokens", Cell::tokens(max_tokens), ""},
       {"tokens_per_block", "tokens per block", Cell::tokens(tpb), ""},
-      {"blocks_in_primary_pool", "blocks in primary pool", Cell::count(blocks), "max_tokens // tokens_per_block"},
+      {"blocks_in_primary_pool", "blocks in primary pool", Cell::count(blocks),
+       round_up ? "ceil(max_tokens / tokens_per_block), as 0.20 to 1.1 round" : "max_tokens // tokens_per_block"},
+      {"blocks_in_secondary_pool", "blocks in secondary pool", Cell::count(host_blocks),
+       host_blocks > 0 ? "host_cache_size // (kv size per token × tokens per block)" : "no host_cache_size"},
   };
   p.log_lines.push_back(fmt::format("Number of blocks in KV cache primary pool: {}", blocks));
+  p.log_lines.push_back(fmt::format("Number of blocks in KV cache secondary pool: {}", host_blocks));
   p.log_lines.push_back(fmt::format("Number of tokens per block: {}.", tpb));
   p.log_lines.push_back(fmt::format("[MemUsageChange] Allocated {} GiB for max tokens in paged KV cache ({}).",
                                     engines::gib(blocks * tpb * per_token), max_tokens));
@@ -233,8 +261,9 @@ EnginePrediction Trtllm::predict(const EngineInputs& in) const {
                                   "TRT engine sizes its buffers at build time",
                                   std::get<std::string>(*b)));
   }
-  p.notes.push_back("TensorRT-LLM's profiling peak is not calibrated: no log of its PyTorch backend is in the "
-                    "calibration set; give the measured figure with --activation-memory when you have one.");
+  p.notes.push_back("TensorRT-LLM's profiling peak is kvplan's engine-neutral estimate, not fitted to its logs (one "
+                    "held-out PyTorch-backend log, 0.20 on an H100 PCIe, is +2.9%: docs/accuracy.md); give the "
+                    "measured figure with --activation-memory when you have one.");
   return p;
 }
 
