@@ -190,7 +190,10 @@ TowerCount count_towers(const HFields& top, std::string_view wrapper, std::uint6
       tower = qwen2_vl(k);
     } else if (wrapper == "qwen2_5_vl" || type == "qwen2_5_vl") {
       tower = qwen2_5_vl(k);
-    } else if (wrapper == "qwen3_vl" || wrapper == "qwen3_vl_moe" || type == "qwen3_vl" || type == "qwen3_vl_moe") {
+    } else if (wrapper == "qwen3_vl" || wrapper == "qwen3_vl_moe" || type == "qwen3_vl" || type == "qwen3_vl_moe" ||
+               type == "qwen3_5" || type == "qwen3_5_moe") {
+      // Qwen3.5 and Qwen3.6 (qwen3_5, qwen3_5_moe): "the vision tower is inherited from Qwen3-VL" (transformers
+      // docs/source/en/model_doc/qwen3_5_moe.md); its configs list no deepstack_visual_indexes, so one merger.
       tower = qwen3_vl(k);
     } else if (type == "moonvit" || vision->has("vt_hidden_size") || wrapper == "kimi_vl" || wrapper == "kimi_k25") {
       tower = moonvit(k, text_hidden);
