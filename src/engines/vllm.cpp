@@ -82,7 +82,7 @@ enum K : std::size_t {
   activation_memory, non_torch_memory, cuda_graph_memory,
   model, tensor_parallel_size, pipeline_parallel_size, data_parallel_size, decode_context_parallel_size,
   max_model_len, kv_cache_dtype, dtype, quantization, nnodes, kv_transfer_config, lmcache_cpu_size, lmcache_chunk_size,
-  kv_offloading_backend, enable_prefix_caching, mamba_cache_mode, kCount
+  kv_offloading_backend, enable_prefix_caching, mamba_cache_mode, use_flashinfer_sampler, kCount
 };
 
 // --kv-transfer-config '{"kv_connector":"LMCacheConnectorV1",...}': the connector it names, read once here.
@@ -208,6 +208,11 @@ constexpr std::array<Knob, kCount> kKnobs{{
     {"mamba_cache_mode", "--mamba-cache-mode", KnobType::text, Target::own, "",
      "vLLM: Mamba states kept per request with prefix caching: none (1), align (2) or all (one per block)",
      "vllm/config/cache.py CacheConfig.mamba_cache_mode; vllm/v1/kv_cache_interface.py MambaSpec", mamba_mode},
+    {"use_flashinfer_sampler", "", KnobType::flag, Target::own, "--flashinfer-sampler",
+     "vLLM: on, FlashInfer's top-k/top-p sampler (no sort); off, PyTorch's, which sorts the vocabulary in the "
+     "profiling run before v0.17 (off means FlashInfer is not installed, too; default: by version)",
+     "vllm/envs.py VLLM_USE_FLASHINFER_SAMPLER; vllm/v1/sample/ops/topk_topp_sampler.py TopKTopPSampler",
+     engines::on_off, 0, false, "VLLM_USE_FLASHINFER_SAMPLER"},
 }};
 
 // Activation peak of the profiling run, calibrated on 15 vLLM 0.19.0 H100 runs at the API-server
@@ -933,8 +938,11 @@ EnginePrediction Vllm::predict(const EngineInputs& in) const {
     p.fraction_ppm = util;
     // 0.8.x: the sum of the forward and 40 B per row and vocabulary entry (kSortingSamplerBytes, as V0's sort),
     // which its logs bear out (tests/check/command_lines.jsonl); 0.11.1 on: the sort's own peak.
+    // FlashInfer's sampler: on where FlashInfer is installed in 0.9 to 0.11.0, off by default from 0.11.1
+    // (VLLM_USE_FLASHINFER_SAMPLER; --flashinfer-sampler off also stands for an install without FlashInfer).
     const bool sorting_08 = release < kV1SortingSamplerUntil;
-    const bool sorting = sorting_08 || (release >= kV1SortingAgainSince && release < kV1TritonSamplerSince);
+    const std::optional<bool> flashinfer = s.flag(use_flashinfer_sampler);
+    const bool sorting = sorting_08 || (release < kV1TritonSamplerSince && !flashinfer.value_or(release < kV1SortingAgainSince));
     const std::uint64_t activations =
         s.number(activation_memory)
             .value_or(sorting_08 ? activation_bytes(m.vocab_size, batched, max_seqs, in.last_stage, kSortingSamplerBytes)
