@@ -6,34 +6,18 @@
 // pattern std::regex_search finds in a tensor's name gives its buffer).
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "kvplan/cli.hpp"
+#include "support/cli_run.hpp"
 
 using nlohmann::json;
 
 namespace {
 
-struct Run {
-  int code = 0;
-  json out;
-  std::string err;
-};
-
-Run run(std::vector<std::string> args) {
-  args.insert(args.end(), {"--format", "json"});
-  std::ostringstream out;
-  std::ostringstream err;
-  Run r;
-  r.code = kvplan::cli::run(args, out, err);
-  r.err = err.str();
-  if (!out.str().empty()) {
-    r.out = json::parse(out.str());
-  }
-  return r;
-}
+using Run = kvplan::test::CliRun;
+Run run(std::vector<std::string> args) { return kvplan::test::run_json(std::move(args)); }
 
 std::vector<std::string> qwen3_moe(std::vector<std::string> extra, const std::string& engine = "llamacpp") {
   // bf16 weights: 2 bytes per parameter, so each figure is a parameter count times 2.

@@ -4,22 +4,20 @@
 // tests/calibration/engine_logs.jsonl show.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "kvplan/cli.hpp"
+#include "support/cli_run.hpp"
 
 using nlohmann::json;
 
 namespace {
 
 json engine_of(std::vector<std::string> args) {
-  args.insert(args.end(), {"--format", "json"});
-  std::ostringstream out;
-  std::ostringstream err;
-  REQUIRE(kvplan::cli::run(args, out, err) != 2);
-  return json::parse(out.str())["engine"];
+  const kvplan::test::CliRun r = kvplan::test::run_json(std::move(args));
+  INFO(r.err);
+  REQUIRE(r.code != 2);
+  return r.out["engine"];
 }
 
 }  // namespace

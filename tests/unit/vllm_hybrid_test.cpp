@@ -12,29 +12,14 @@
 #include <vector>
 
 #include "kvplan/cli.hpp"
+#include "support/cli_run.hpp"
 
 using nlohmann::json;
 
 namespace {
 
-struct Run {
-  int code = 0;
-  json out;
-  std::string err;
-};
-
-Run run(std::vector<std::string> args) {
-  args.insert(args.end(), {"--format", "json"});
-  std::ostringstream out;
-  std::ostringstream err;
-  Run r;
-  r.code = kvplan::cli::run(args, out, err);
-  r.err = err.str();
-  if (!out.str().empty()) {
-    r.out = json::parse(out.str());
-  }
-  return r;
-}
+using Run = kvplan::test::CliRun;
+Run run(std::vector<std::string> args) { return kvplan::test::run_json(std::move(args)); }
 
 // Qwen3.6-35B-A3B (config.json): 10 full-attention layers (2 KV heads of 256) and 30 Gated DeltaNet layers,
 // fp8 KV; 5.985 GiB is the top of the logged "Available KV cache memory: 5.98 GiB".

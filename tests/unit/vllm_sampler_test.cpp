@@ -9,17 +9,17 @@
 #include <vector>
 
 #include "kvplan/cli.hpp"
+#include "support/cli_run.hpp"
 
 using nlohmann::json;
 
 namespace {
 
 json run(std::vector<std::string> args) {
-  args.insert(args.end(), {"--format", "json"});
-  std::ostringstream out;
-  std::ostringstream err;
-  REQUIRE(kvplan::cli::run(args, out, err) != 2);
-  return json::parse(out.str());
+  const kvplan::test::CliRun r = kvplan::test::run_json(std::move(args));
+  INFO(r.err);
+  REQUIRE(r.code != 2);
+  return r.out;
 }
 
 const std::vector<std::string> kQwen3Moe{"--model", "Qwen/Qwen3-30B-A3B-Instruct-2507", "--gpu", "H100x1", "--max-model-len",
