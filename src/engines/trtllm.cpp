@@ -31,6 +31,7 @@ constexpr int kFraction090Since = 8;
 // source floors (int(max_tokens // tokens_per_block)), and kvplan floors from 1.2, where no log tells.
 constexpr int kBlocksRoundUpSince = 20;
 constexpr int kBlocksRoundUpUntil = 101;
+constexpr int kPoolLinePerSequenceSince = 102;  // 1.2: "Max KV cache blocks per sequence: ..., primary blocks=P, ..."
 
 enum K : std::size_t {
   free_gpu_memory_fraction, tokens_per_block, max_num_tokens, max_batch_size, activation_memory, non_torch_memory,
@@ -246,15 +247,37 @@ EnginePrediction Trtllm::predict(const EngineInputs& in) const {
       {"blocks_in_secondary_pool", "blocks in secondary pool", Cell::count(host_blocks),
        host_blocks > 0 ? "host_cache_size // (kv size per token × tokens per block)" : "no host_cache_size"},
   };
-  p.log_lines.push_back(fmt::format("Number of blocks in KV cache primary pool: {}", blocks));
-  p.log_lines.push_back(fmt::format("Number of blocks in KV cache secondary pool: {}", host_blocks));
-  p.log_lines.push_back(fmt::format("Number of tokens per block: {}.", tpb));
+  // The pool's log lines by release: the C++ KVCacheManager's own before 0.20; the PyTorch backend's per-window
+  // line from 0.20 (0.20.0's "Max KV cache pages per sequence: 5 [window size=157]") and, from 1.2, with both
+  // pools and a window of max_seq_len + 1 (1.2.1's "... [window size=2049], tokens per block=32, primary
+  // blocks=13189, secondary blocks=0, max sequence length=2049"); the allocation counts the pool's tokens.
+  const std::uint64_t pool_tokens = sat_mul(blocks, tpb);
+  const bool reduced = blocks > 0 && pool_tokens < in.max_model_len;
+  if (in.version >= kPoolLinePerSequenceSince) {
+    const std::uint64_t window = p.max_model_len + 1;
+    p.log_lines.push_back(fmt::format("Max KV cache blocks per sequence: {} [window size={}], tokens per block={}, "
+                                      "primary blocks={}, secondary blocks={}, max sequence length={}",
+                                      ceil_div(window, tpb), window, tpb, blocks, host_blocks, window));
+  } else if (in.version >= kBlocksRoundUpSince) {
+    p.log_lines.push_back(fmt::format("Max KV cache pages per sequence: {} [window size={}]",
+                                      ceil_div(p.max_model_len, tpb), p.max_model_len));
+    p.log_lines.push_back(fmt::format("Number of tokens per block: {}.", tpb));
+  } else {
+    p.log_lines.push_back(fmt::format("Number of blocks in KV cache primary pool: {}", blocks));
+    p.log_lines.push_back(fmt::format("Number of blocks in KV cache secondary pool: {}", host_blocks));
+    p.log_lines.push_back(fmt::format("Number of tokens per block: {}.", tpb));
+  }
   p.log_lines.push_back(fmt::format("[MemUsageChange] Allocated {} GiB for max tokens in paged KV cache ({}).",
-                                    engines::gib(blocks * tpb * per_token), max_tokens));
-  if (blocks > 0 && blocks * tpb < in.max_model_len) {
+                                    engines::gib(sat_mul(pool_tokens, per_token)), pool_tokens));
+  if (reduced && in.version >= kBlocksRoundUpSince) {
+    // 1.1.0rc3: "Attention window size 131072 exceeds upper bound 86720 for available blocks. Reducing to 86720."
+    p.log_lines.push_back(fmt::format("Attention window size {} exceeds upper bound {} for available blocks. Reducing to {}.",
+                                      in.max_model_len, pool_tokens, pool_tokens));
+    p.log_lines.push_back(fmt::format("Adjusted max_seq_len to {}", pool_tokens));
+  } else if (reduced) {
     p.log_lines.push_back(fmt::format("maxAttentionWindow and maxSequenceLen are too large for at least one sequence to "
                                       "fit in kvCache. they are reduced to {}",
-                                      blocks * tpb));
+                                      pool_tokens));
   }
   if (const KnobValue* b = s.find(backend); b != nullptr && std::get<std::string>(*b) != "pytorch") {
     p.notes.push_back(fmt::format("--backend {}: kvplan models the PyTorch backend's KV-cache estimation; a prebuilt "

@@ -464,7 +464,7 @@ std::uint64_t longest_fitting(const Layout& l, std::uint64_t upper, std::uint64_
 // nemotron_h, zamba2) keeps a state per block ("all"), the others (Gated DeltaNet, KDA, short
 // convolution) the current and the previous one ("align"); without it, one ("none").
 void mamba_states(Layout& l, const std::vector<LayerType>& types, const KnobSet& s, int minor,
-                  std::vector<std::string>& notes) {
+                  std::vector<std::string>* notes) {
   const auto recurrent = std::find_if(types.begin(), types.end(),
                                       [](const LayerType& t) { return t.kind == LayerType::Kind::recurrent; });
   if (recurrent == types.end()) {
@@ -484,11 +484,14 @@ void mamba_states(Layout& l, const std::vector<LayerType>& types, const KnobSet&
     mode = "all";  // #25752: cdiv(max_model_len, block_size) states, GDN models had prefix caching turned off
   }
   l.states_per_request = mode == "align" ? 2 : mode == "all" ? 0 : 1;
+  if (notes == nullptr) {
+    return;
+  }
   if (mode == "all") {
-    notes.push_back("mamba_cache_mode all: a Mamba state per block of each request's tokens; vLLM also aligns "
+    notes->push_back("mamba_cache_mode all: a Mamba state per block of each request's tokens; vLLM also aligns "
                     "the block size to the model's chunk size, which kvplan does not model");
   } else if (mode == "align") {
-    notes.push_back("mamba_cache_mode align (prefix caching on a hybrid model): 2 Mamba states per request");
+    notes->push_back("mamba_cache_mode align (prefix caching on a hybrid model): 2 Mamba states per request");
   }
 }
 
@@ -994,7 +997,7 @@ EnginePrediction Vllm::predict(const EngineInputs& in) const {
 
   const std::vector<LayerType> types = engines::layer_types(m, in.kv_dtype, in.tensor_parallel);
   Layout l = layout(types, s.number(block_size).value_or(16));
-  mamba_states(l, types, s, in.version, p.notes);
+  mamba_states(l, types, s, in.version, in.text ? &p.notes : nullptr);
   p.block_tokens = l.block_size;
   const std::uint64_t dcp = std::max<std::uint32_t>(in.context_parallel, 1);
   const std::uint64_t bytes_per_block = sat_mul(l.page_bytes, l.group_size);

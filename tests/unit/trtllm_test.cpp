@@ -51,3 +51,23 @@ TEST_CASE("TensorRT-LLM: 0.20 to 1.1 round the primary pool up, the current sour
   CHECK(old["blocks_in_primary_pool"] == (tokens + 31) / 32);
   CHECK(now["blocks_in_primary_pool"] == tokens / 32);
 }
+
+TEST_CASE("TensorRT-LLM: the pool's log lines are the release's own", "[trtllm]") {
+  auto lines = [](const char* engine) {
+    // 32 tokens a block, as the PyTorch backend has them (0.20.0's log, run with --backend pytorch).
+    const json e = engine_of({"--model", "llama3.1-8b", "--gpu", "H100", "--engine", engine, "--max-model-len", "2048",
+                              "--tokens-per-block", "32"});
+    std::string all;
+    for (const json& n : e["notes"]) {
+      all += n.get<std::string>() + "\n";
+    }
+    return all;
+  };
+  // lmontigny/lm7 docs/tensorrt-llm.md (1.2.1, --max_seq_len 2048): "Max KV cache blocks per sequence: 65 [window
+  // size=2049], tokens per block=32, primary blocks=13189, ..."; the counts before "primary" depend on the length alone.
+  CHECK(lines("trtllm@1.2").find("Max KV cache blocks per sequence: 65 [window size=2049], tokens per block=32, "
+                                 "primary blocks=") != std::string::npos);
+  // NVIDIA/TensorRT-LLM#6294 (0.20.0): "Max KV cache pages per sequence: 5 [window size=157]", then the block size.
+  CHECK(lines("trtllm@0.20").find("Max KV cache pages per sequence: 64 [window size=2048]") != std::string::npos);
+  CHECK(lines("trtllm@0.19").find("Number of blocks in KV cache primary pool: ") != std::string::npos);
+}
