@@ -14,7 +14,6 @@ namespace {
 
 constexpr std::uint32_t kMaxGpus = 64;
 
-
 // Fewest GPUs first; within a count, more replicas (smaller tensor-parallel groups) first, then
 // pipeline, then context parallelism.
 void fewest_gpus(const PlanRequest& q, Inverse& inv) {

@@ -31,6 +31,7 @@ constexpr int kFraction090Since = 8;
 // source floors (int(max_tokens // tokens_per_block)), and kvplan floors from 1.2, where no log tells.
 constexpr int kBlocksRoundUpSince = 20;
 constexpr int kBlocksRoundUpUntil = 101;
+constexpr int kPoolLinePerWindowSince = 20;    // 0.20: "Max KV cache pages per sequence: P [window size=L]"
 constexpr int kPoolLinePerSequenceSince = 102;  // 1.2: "Max KV cache blocks per sequence: ..., primary blocks=P, ..."
 
 enum K : std::size_t {
@@ -258,7 +259,7 @@ EnginePrediction Trtllm::predict(const EngineInputs& in) const {
     p.log_lines.push_back(fmt::format("Max KV cache blocks per sequence: {} [window size={}], tokens per block={}, "
                                       "primary blocks={}, secondary blocks={}, max sequence length={}",
                                       ceil_div(window, tpb), window, tpb, blocks, host_blocks, window));
-  } else if (in.version >= kBlocksRoundUpSince) {
+  } else if (in.version >= kPoolLinePerWindowSince) {
     p.log_lines.push_back(fmt::format("Max KV cache pages per sequence: {} [window size={}]",
                                       ceil_div(p.max_model_len, tpb), p.max_model_len));
     p.log_lines.push_back(fmt::format("Number of tokens per block: {}.", tpb));
@@ -269,7 +270,7 @@ EnginePrediction Trtllm::predict(const EngineInputs& in) const {
   }
   p.log_lines.push_back(fmt::format("[MemUsageChange] Allocated {} GiB for max tokens in paged KV cache ({}).",
                                     engines::gib(sat_mul(pool_tokens, per_token)), pool_tokens));
-  if (reduced && in.version >= kBlocksRoundUpSince) {
+  if (reduced && in.version >= kPoolLinePerWindowSince) {
     // 1.1.0rc3: "Attention window size 131072 exceeds upper bound 86720 for available blocks. Reducing to 86720."
     p.log_lines.push_back(fmt::format("Attention window size {} exceeds upper bound {} for available blocks. Reducing to {}.",
                                       in.max_model_len, pool_tokens, pool_tokens));

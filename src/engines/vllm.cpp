@@ -244,11 +244,15 @@ constexpr std::uint64_t kSortingSamplerBytes = 40;
 // hidden, 16-bit), 5.55 GiB for Qwen3-30B-A3B at 1,024 rows, where vLLM 0.10.2 logged a 5.58 GiB peak.
 constexpr std::uint64_t kV1SortBytes = 38;
 
+// The profiling forward's share of the fitted peak (docs/budget.md): 445 MiB at 8,192 batched tokens, scaled.
+std::uint64_t fitted_forward_bytes(std::uint64_t batched_tokens) {
+  return mul_frac(ReserveModel{}.activation_base_bytes, batched_tokens, 8192);
+}
+
 // The profiling peak when V1's sampler sorts: the forward and the sampler run one after the other.
 std::uint64_t v1_sorting_activation_bytes(const ModelSpec& m, std::uint64_t batched, std::uint64_t max_seqs,
                                           bool samples) {
-  const ReserveModel fit;
-  const std::uint64_t forward = mul_frac(fit.activation_base_bytes, batched, 8192);
+  const std::uint64_t forward = fitted_forward_bytes(batched);
   if (!samples) {
     return forward;
   }
@@ -259,8 +263,7 @@ std::uint64_t v1_sorting_activation_bytes(const ModelSpec& m, std::uint64_t batc
 
 std::uint64_t activation_bytes(std::uint64_t vocab, std::uint64_t batched_tokens, std::uint64_t max_seqs,
                                bool samples, std::uint64_t bytes_per_vocab_row = kFittedBytesPerVocabRow) {
-  const ReserveModel fit;
-  const std::uint64_t forward = mul_frac(fit.activation_base_bytes, batched_tokens, 8192);
+  const std::uint64_t forward = fitted_forward_bytes(batched_tokens);
   const std::uint64_t rows = samples ? std::min(max_seqs, batched_tokens) : 0;  // only the last PP stage samples
   return sat_add(forward, sat_mul(sat_mul(vocab, bytes_per_vocab_row), rows));
 }

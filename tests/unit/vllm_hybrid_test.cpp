@@ -51,7 +51,21 @@ TEST_CASE("vLLM: prefix caching on a Gated DeltaNet hybrid keeps two states per 
   // From 0.27 (#50991) prefix caching is a hybrid's default, and align with it.
   const Run later = run(qwen36("vllm@0.27", {}));
   CHECK(later.out["engine"]["max_concurrency"].get<double>() == Approx(299.0 / 69));
-  CHECK(run(qwen36("vllm@0.27", {"--no-enable-prefix-caching"})).code == 2);  // not a kvplan flag
+  // A command line's --no-enable-prefix-caching turns it off again: one state per GDN group, more requests.
+  auto concurrency = [](std::vector<std::string> extra) {
+    std::vector<std::string> a{"check", "--gpu", "H200", "--engine", "vllm@0.27", "--format", "json", "--", "vllm",
+                               "serve", "Qwen/Qwen3.6-35B-A3B", "--max-model-len", "131072", "--kv-cache-dtype", "fp8"};
+    a.insert(a.end(), extra.begin(), extra.end());
+    std::ostringstream out;
+    std::ostringstream err;
+    kvplan::cli::run(a, out, err);
+    INFO(err.str());
+    return json::parse(out.str())["results"][0]["max_concurrency"].get<std::uint64_t>();
+  };
+  const std::uint64_t align = concurrency({});
+  const std::uint64_t none = concurrency({"--no-enable-prefix-caching"});
+  CHECK(none > align);
+  CHECK(none == Approx(static_cast<double>(align) * 69 / 66).margin(1.0));  // 63 + 3 × 2 blocks against 63 + 3
   // Before #41069 the token figure was blocks // groups × block size.
   const Run older = run(qwen36("vllm@0.19", {"--enable-prefix-caching"}));
   CHECK(older.out["engine"]["gpu_kv_cache_tokens"] == 299 / 4 * 2096);
