@@ -26,6 +26,8 @@ struct CommandContext {
                                            // (the program names the engine; an image tag may name the version)
   bool strict = false;                     // unknown flags are errors, not warnings
   std::string origin;                      // prefix of messages ("deploy.json: command")
+  std::string base_dir;                    // the folder relative settings files (--config FILE) are read from
+                                           // (a deployment file's); empty: the current folder
   /// A manifest's volumes as the container sees them: (mount path, what is mounted there:
   /// "volume 'llm' (hostPath /llm-folder)"); a model under one of them is named with it.
   std::vector<std::pair<std::string, std::string>> mounts;

@@ -194,6 +194,42 @@ struct FlagClass {
   std::string source;
 };
 
+/// A flag whose value names a YAML file of more of the engine's settings (vLLM's and SGLang's
+/// --config, trtllm-serve's --extra_llm_api_options), and how the engine's release reads that file.
+struct SettingsFile {
+  enum class Keys : std::uint8_t {
+    flags,    // each top-level key is one of its flags: `max-num-seqs: 8` is --max-num-seqs 8
+    options,  // nested option paths of the engine's option table (option_table): kv_cache_config.dtype
+  };
+  /// How `key: true` and `key: false` become flags (Keys::flags).
+  enum class Booleans : std::uint8_t {
+    switches,  // true: --key; false: nothing
+    negating,  // true: --key; false: --no-key where the flag has that negation, else nothing
+    valued,    // a switch as above; a flag that takes a value: --key true / --key false
+    as_text,   // --key True / --key False, whatever the flag
+  };
+  Keys keys = Keys::flags;
+  bool file_wins = false;         // the file's values override the command line's (else the command line wins)
+  bool equals_form = true;        // --config=FILE is read too (else only --config FILE, two words)
+  bool yaml_suffix = false;       // the file must be named .yaml or .yml (else the engine refuses it)
+  bool suffix_any_case = false;   // ... in any case (.YAML)
+  Booleans booleans = Booleans::switches;
+  bool lists_as_words = true;     // `key: [a, b]` is --key a b (else one word, Python's str of the list)
+  bool maps_as_json = true;       // `key: {a: 1}` is --key '{"a": 1}' (else Python's str of the dict)
+  std::string_view source;        // where the engine reads the file, in the release that reads it so
+};
+
+/// An option-table row (SettingsFile::Keys::options): one option path and what it does to memory.
+/// A row also classes every path below it (cuda_graph_config classes cuda_graph_config.max_batch_size).
+struct OptionClass {
+  std::string path;                 // "kv_cache_config.free_gpu_memory_fraction"
+  std::string knob;                 // the knob it sets (a Knob::key), or empty
+  Memory memory = Memory::none;
+  std::string default_value;        // the engine's default as the file would write it ("false"), or empty
+  std::string why;
+  std::string source;
+};
+
 /// A Helm chart whose values run this engine (the vLLM production-stack): the values key that marks
 /// it, the key of the engine's settings in each model entry, and which of those keys its templates
 /// render into which flag. The chart's other keys (the model, image, replicas, GPUs) are read by the
@@ -245,6 +281,15 @@ class Engine {
     (void)model, (void)tp, (void)pp, (void)cp;
     return std::nullopt;
   }
+  /// Whether the class-table row `row` names a settings file in `version`, and how that release reads it.
+  [[nodiscard]] virtual std::optional<SettingsFile> settings_file(const FlagClass& row,
+                                                                  const EngineVersion& version) const {
+    (void)row, (void)version;
+    return std::nullopt;
+  }
+  /// The option paths of its settings files (SettingsFile::Keys::options), as TSV (path, knob key or -,
+  /// class, default or -, why, source); empty when it has none.
+  [[nodiscard]] virtual std::string_view option_table() const { return {}; }
   /// The memory-fraction knob (an index into knobs()) that the inverse and emit search.
   [[nodiscard]] virtual std::optional<std::size_t> fraction_knob() const { return std::nullopt; }
   /// Refuses contradictory knobs (throws kvplan::Error naming them).
@@ -312,6 +357,8 @@ class Engine {
   [[nodiscard]] std::optional<std::size_t> knob_index(std::string_view key) const noexcept;
   /// The parsed class table (cached).
   [[nodiscard]] const std::vector<FlagClass>& flag_classes() const;
+  /// The parsed option table (cached).
+  [[nodiscard]] const std::vector<OptionClass>& option_classes() const;
 };
 
 /// Every engine, the engine-neutral plan first (src/engines/registry.cpp).

@@ -62,6 +62,13 @@ struct PlanRequest {
   std::vector<std::string> warnings;            // unmodelled flags, unknown flags, idle GPUs ...
   bool uncertain = false;                       // a memory-changing setting kvplan does not model
   std::optional<std::string> refusal;           // the engine rejects the command line itself (an ambiguous flag)
+  /// Knobs a settings file sets over the command line (trtllm-serve's --config): a fix names them there.
+  struct FileSetting {
+    std::size_t knob = 0;                       // index into the engine's knobs
+    std::string file;                           // the file, as kvplan read it
+    std::string key;                            // the key there ("tensor_parallel_size")
+  };
+  std::vector<FileSetting> file_settings;
   bool explain = false;
   bool shape_at_max_len = false;                // no --seq-len: the shape is one request of max_model_len
   std::uint32_t kv_margin_ppm = 0;              // capacity on the KV budget less this share (emit, inverse)

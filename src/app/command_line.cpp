@@ -9,9 +9,11 @@
 #include <fmt/format.h>
 
 #include "kvplan/error.hpp"
+#include "kvplan/files.hpp"
 #include "kvplan/model_source.hpp"
 #include "kvplan/quantity.hpp"
 #include "kvplan/text.hpp"
+#include "settings_file.hpp"
 
 namespace kvplan {
 namespace {
@@ -356,6 +358,317 @@ bool runs_engine(std::span<const std::string> words) {
 
 namespace {
 
+struct TypedText {
+  std::size_t knob = 0;
+  std::string text;
+  std::string where;  // what gave it, for messages: the command, or a settings file and line
+};
+
+std::optional<std::size_t> model_knob(const Engine& e) {
+  for (std::size_t k = 0; k < e.knobs().size(); ++k) {
+    if (e.knobs()[k].target == Target::model) {
+      return k;
+    }
+  }
+  return std::nullopt;
+}
+
+// Where a settings file named on a command line is read: as given when absolute, else in the folder of the
+// file that holds the command (ctx.base_dir), else the current folder.
+std::string settings_path(const CommandContext& ctx, const std::string& path) {
+  if (!ctx.base_dir.empty() && std::filesystem::path(path).is_relative()) {
+    return (std::filesystem::path(ctx.base_dir) / path).string();
+  }
+  return path;
+}
+
+// Reads an engine's flags from words (a command line's, or a settings file's key turned into the flag the
+// engine makes of it) into knob values as text.
+class FlagReader {
+ public:
+  FlagReader(const Engine& engine, const CommandContext& ctx, PlanRequest& q)
+      : engine_(engine), ctx_(ctx), q_(q), caps_(engine.capabilities()) {}
+
+  void read(std::span<const std::string> cmd, std::size_t i, const std::string& where, std::vector<TypedText>& typed,
+            std::vector<TypedText>& under, std::vector<TypedText>& over, bool in_file) {
+    for (; i < cmd.size(); ++i) {
+      std::string flag = cmd[i];
+      if (flag.empty() || flag.front() != '-' || flag == "-") {
+        q_.warnings.push_back(fmt::format("{}: unexpected argument {}; kvplan ignores it", where, quote_input(flag)));
+        continue;
+      }
+      std::optional<std::string> value;
+      bool equals = false;
+      if (const std::size_t eq = flag.find('='); eq != std::string::npos && flag.rfind("--", 0) == 0) {
+        value = flag.substr(eq + 1);
+        flag = flag.substr(0, eq);
+        equals = true;
+      }
+      std::string name = engine_.normalize_flag(flag);
+      if (const std::size_t sp = name.find(' '); sp != std::string::npos) {
+        value = name.substr(sp + 1);  // -O3 -> --optimization-level 3
+        name = name.substr(0, sp);
+      }
+      FlagMatch m = find_flag(engine_, name);
+      if (m.row == nullptr && caps_.abbreviations) {
+        const std::vector<FlagMatch> prefixes = prefix_matches(engine_, name);
+        if (prefixes.size() == 1) {
+          m = prefixes.front();
+        } else if (prefixes.size() > 1) {
+          std::string list;
+          for (std::size_t k = 0; k < prefixes.size() && k < 4; ++k) {
+            list += (k == 0 ? "" : ", ") + prefixes[k].spelling;
+          }
+          q_.refusal = fmt::format("{} rejects {}: ambiguous option, it could be {}{}", engine_.display(),
+                                   quote_input(flag), list, prefixes.size() > 4 ? ", ..." : "");
+          if (!value && i + 1 < cmd.size() && !cmd[i + 1].empty() && cmd[i + 1].front() != '-') {
+            ++i;
+          }
+          continue;
+        }
+      }
+      if (m.row == nullptr) {
+        const std::string message = fmt::format("{}: unknown flag {} for {} {}{}", where, quote_input(flag),
+                                                engine_.display(), q_.version.text,
+                                                did_you_mean(name, all_spellings(engine_)));
+        if (ctx_.strict) {
+          throw Error(message + " (--strict)");
+        }
+        q_.warnings.push_back(message + "; kvplan ignores it");
+        if (!value && i + 1 < cmd.size() && !cmd[i + 1].empty() && cmd[i + 1].front() != '-') {
+          ++i;  // its value, most likely
+        }
+        continue;
+      }
+      switch (m.row->arity) {
+        case FlagClass::Arity::flag:
+          break;
+        case FlagClass::Arity::value:
+          if (!value) {
+            if (i + 1 >= cmd.size()) {
+              throw Error(fmt::format("{}: flag {} needs a value", where, quote_input(flag)));
+            }
+            value = cmd[++i];
+          }
+          break;
+        case FlagClass::Arity::list:
+          if (!value) {
+            std::string joined;
+            while (i + 1 < cmd.size() && !cmd[i + 1].empty() && cmd[i + 1].front() != '-') {
+              joined += (joined.empty() ? "" : " ") + cmd[++i];
+            }
+            if (joined.empty()) {
+              throw Error(fmt::format("{}: flag {} needs at least one value", where, quote_input(flag)));
+            }
+            value = joined;
+          }
+          break;
+        case FlagClass::Arity::optional:
+          if (!value && i + 1 < cmd.size() && !cmd[i + 1].empty() && cmd[i + 1].front() != '-') {
+            value = cmd[++i];
+          }
+          break;
+      }
+      if (const std::optional<SettingsFile> file = engine_.settings_file(*m.row, q_.version)) {
+        if (in_file) {
+          q_.warnings.push_back(fmt::format("{}: {} names another settings file, which {} does not read from a "
+                                            "settings file; kvplan ignores it",
+                                            where, flag, engine_.display()));
+        } else if (equals && !file->equals_form) {
+          q_.warnings.push_back(fmt::format("{}: {} {} reads a settings file only from '{} FILE' (two words), so it "
+                                            "ignores {}={} and the settings in it; kvplan does too ({})",
+                                            where, engine_.display(), q_.version.text, flag, flag,
+                                            value.value_or(""), file->source));
+        } else {
+          read_settings(*file, flag, value.value_or(""), where, file->file_wins ? over : under);
+        }
+        continue;
+      }
+      const std::optional<std::size_t> knob =
+          m.row->memory == Memory::modelled ? knob_of(engine_, *m.row) : std::nullopt;
+      if (!knob) {
+        if (m.row->memory != Memory::none) {
+          warn_unmodelled(where, flag, m.row->why);
+        }
+        continue;
+      }
+      const Knob& k = engine_.knobs()[*knob];
+      if (k.type == KnobType::flag && m.row->arity == FlagClass::Arity::flag) {
+        typed.push_back({*knob, m.negated ? "off" : "on", where});
+      } else {
+        typed.push_back({*knob, value.value_or(""), where});
+      }
+    }
+  }
+
+ private:
+  void warn_unmodelled(const std::string& where, const std::string& what, const std::string& why) {
+    q_.warnings.push_back(fmt::format("{}: {} changes memory and kvplan does not model it ({}); the verdict is uncertain",
+                                      where, what, why));
+    q_.uncertain = true;
+  }
+
+  // The settings file `path` (the value of `flag`), read as the engine reads it; its knob values go to `out`.
+  void read_settings(const SettingsFile& file, const std::string& flag, const std::string& path,
+                     const std::string& where, std::vector<TypedText>& out) {
+    if (file.yaml_suffix) {
+      std::string suffix = std::filesystem::path(path).extension().string();
+      if (file.suffix_any_case) {
+        suffix = to_lower(suffix);
+      }
+      if (suffix != ".yaml" && suffix != ".yml") {
+        q_.refusal = fmt::format("{} {} rejects {} {}: the settings file must be named .yaml or .yml ({})",
+                                 engine_.display(), q_.version.text, flag, quote_input(path), file.source);
+        return;
+      }
+    }
+    const std::string on_disk = settings_path(ctx_, path);
+    std::error_code ec;
+    if (!std::filesystem::exists(on_disk, ec)) {
+      q_.warnings.push_back(fmt::format("{}: {} {}: the settings file is not on this machine, so the settings in it "
+                                        "are not read; the verdict is uncertain",
+                                        where, flag, quote_input(path)));
+      q_.uncertain = true;
+      return;
+    }
+    const std::string label = on_disk;
+    const std::string text = read_bounded_file(on_disk, kMaxDeploymentBytes, "settings file");
+    const std::vector<SettingsEntry> entries =
+        read_settings_yaml(text, label, file.keys == SettingsFile::Keys::options);
+    std::vector<TypedText> none;
+    for (const SettingsEntry& e : entries) {
+      const std::string at = fmt::format("{}:{}", label, e.line);
+      if (file.keys == SettingsFile::Keys::options) {
+        read_option(e, at, out);
+        if (file.file_wins && !out.empty() && out.back().where == at) {
+          q_.file_settings.push_back({out.back().knob, label, e.key});
+        }
+        continue;
+      }
+      const std::vector<std::string> words = flag_words(file, e);
+      read(words, 0, at, out, none, none, true);
+    }
+  }
+
+  // A settings file's key as the flag words the engine makes of it (vllm/utils/argparse_utils.py
+  // load_config_file; SGLang's server_args_config_parser.py ConfigArgumentMerger): `key: value` is --key value,
+  // booleans by the release's rule, a list its items, a map its JSON (or, in older releases, Python's text).
+  std::vector<std::string> flag_words(const SettingsFile& file, const SettingsEntry& e) const {
+    std::string key = e.key;
+    const std::string flag = "--" + key;
+    const SettingsValue& v = e.value;
+    switch (v.kind) {
+      case SettingsValue::Kind::boolean: {
+        if (file.booleans == SettingsFile::Booleans::as_text) {
+          return {flag, v.flag ? "True" : "False"};
+        }
+        if (file.booleans == SettingsFile::Booleans::valued) {
+          const FlagMatch m = find_flag(engine_, engine_.normalize_flag(flag));
+          if (m.row != nullptr && !m.negated && m.row->arity != FlagClass::Arity::flag) {
+            return {flag, v.flag ? "true" : "false"};
+          }
+        }
+        if (v.flag) {
+          return {flag};
+        }
+        if (file.booleans == SettingsFile::Booleans::negating) {
+          const std::string negation = "--no-" + key;  // as written: the parser's own spelling
+          if (const FlagMatch m = find_flag(engine_, negation); m.row != nullptr && m.negated) {
+            return {negation};
+          }
+        }
+        return {};
+      }
+      case SettingsValue::Kind::null:
+        return {};  // None: the engine's default
+      case SettingsValue::Kind::list:
+        if (v.items.empty()) {
+          return {};
+        }
+        if (!file.lists_as_words) {
+          return {flag, v.python};
+        }
+        {
+          std::vector<std::string> words{flag};
+          words.insert(words.end(), v.items.begin(), v.items.end());
+          return words;
+        }
+      case SettingsValue::Kind::object:
+        return {flag, file.maps_as_json ? v.text : v.python};
+      case SettingsValue::Kind::text:
+        return {flag, v.text};
+    }
+    return {};
+  }
+
+  // An option path of the engine's option table (TensorRT-LLM's LLM API options): the row that names it,
+  // or the nearest row above it.
+  void read_option(const SettingsEntry& e, const std::string& at, std::vector<TypedText>& out) {
+    const OptionClass* row = nullptr;
+    for (const OptionClass& r : engine_.option_classes()) {
+      const bool covers = e.key == r.path || (e.key.size() > r.path.size() && e.key.rfind(r.path, 0) == 0 &&
+                                              e.key[r.path.size()] == '.');
+      if (covers && (row == nullptr || r.path.size() > row->path.size())) {
+        row = &r;
+      }
+    }
+    // A row whose options have rows of their own (kv_cache_config) classes only itself.
+    if (row != nullptr && row->path != e.key) {
+      for (const OptionClass& r : engine_.option_classes()) {
+        if (r.path.size() > row->path.size() && r.path.rfind(row->path + ".", 0) == 0) {
+          row = nullptr;
+          break;
+        }
+      }
+    }
+    if (row == nullptr) {
+      std::vector<std::string> paths;
+      for (const OptionClass& r : engine_.option_classes()) {
+        paths.push_back(r.path);
+      }
+      const std::string message = fmt::format("{}: unknown option {} for {} {}{}", at, quote_input(e.key),
+                                              engine_.display(), q_.version.text, did_you_mean(e.key, paths));
+      if (ctx_.strict) {
+        throw Error(message + " (--strict)");
+      }
+      q_.warnings.push_back(message + "; kvplan ignores it");
+      return;
+    }
+    if (row->memory == Memory::none) {
+      return;
+    }
+    const std::string text = e.value.kind == SettingsValue::Kind::boolean ? (e.value.flag ? "true" : "false")
+                             : e.value.kind == SettingsValue::Kind::null  ? std::string()
+                                                                          : e.value.text;
+    if (row->memory == Memory::unmodelled && e.key == row->path && !row->default_value.empty() &&
+        to_lower(text) == to_lower(row->default_value)) {
+      return;  // the engine's default, written out
+    }
+    const std::optional<std::size_t> knob = row->knob.empty() ? std::nullopt : engine_.knob_index(row->knob);
+    if (row->memory == Memory::unmodelled || !knob || e.key != row->path) {
+      // One warning per option of a file, for all the keys below it (cuda_graph_config's).
+      if (std::find(warned_.begin(), warned_.end(), row) == warned_.end()) {
+        warned_.push_back(row);
+        warn_unmodelled(at, row->path, row->why);
+      }
+      return;
+    }
+    if (e.value.kind == SettingsValue::Kind::null) {
+      return;  // None: the engine's default
+    }
+    if (e.value.kind == SettingsValue::Kind::list || e.value.kind == SettingsValue::Kind::object) {
+      throw Error(fmt::format("{}: {} must be a single value", at, e.key));
+    }
+    out.push_back({*knob, e.value.kind == SettingsValue::Kind::boolean ? (e.value.flag ? "on" : "off") : text, at});
+  }
+
+  const Engine& engine_;
+  const CommandContext& ctx_;
+  PlanRequest& q_;
+  Capabilities caps_;
+  std::vector<const OptionClass*> warned_;
+};
+
 PlanRequest read_prefixed(const Prefix& pre, const CommandContext& ctx) {
   const std::vector<std::string>& cmd = pre.command;
   const Engine* engine = nullptr;
@@ -411,120 +724,39 @@ PlanRequest read_prefixed(const Prefix& pre, const CommandContext& ctx) {
                                        quote_input(pre.image), engine->display(), engine->default_version()));
     }
   }
-  const Capabilities caps = engine->capabilities();
   std::optional<std::string> model_name;
   std::optional<std::string> dtype_text;
   std::optional<std::string> quant_text;
-  std::vector<std::pair<std::size_t, std::string>> typed;  // knob index, value text (after reading)
-  auto warn_unmodelled = [&](const std::string& flag, const FlagClass& row) {
-    q.warnings.push_back(fmt::format("{}: {} changes memory and kvplan does not model it ({}); the verdict is uncertain",
-                                     where, flag, row.why));
-    q.uncertain = true;
-  };
+  // Knob values as text, in the order they apply (the last one given wins): settings files the command line
+  // overrides, the environment, the command line, settings files that override it.
+  std::vector<TypedText> below;
+  std::vector<TypedText> typed;
+  std::vector<TypedText> above;
   for (const auto& [name, value] : pre.env) {
     for (std::size_t i = 0; i < engine->knobs().size(); ++i) {
       if (!engine->knobs()[i].env.empty() && engine->knobs()[i].env == name) {
-        typed.emplace_back(i, value);
+        typed.push_back({i, value, where});
       }
     }
   }
+  FlagReader reader{*engine, ctx, q};
   std::size_t i = form->args_start;
   if (form->positional_model && i < cmd.size() && !cmd[i].empty() && cmd[i].front() != '-') {
-    model_name = cmd[i++];
-  }
-  for (; i < cmd.size(); ++i) {
-    std::string flag = cmd[i];
-    if (flag.empty() || flag.front() != '-' || flag == "-" ) {
-      q.warnings.push_back(fmt::format("{}: unexpected argument {}; kvplan ignores it", where, quote_input(flag)));
-      continue;
-    }
-    std::optional<std::string> value;
-    if (const std::size_t eq = flag.find('='); eq != std::string::npos && flag.rfind("--", 0) == 0) {
-      value = flag.substr(eq + 1);
-      flag = flag.substr(0, eq);
-    }
-    std::string name = engine->normalize_flag(flag);
-    if (const std::size_t sp = name.find(' '); sp != std::string::npos) {
-      value = name.substr(sp + 1);  // -O3 -> --optimization-level 3
-      name = name.substr(0, sp);
-    }
-    FlagMatch m = find_flag(*engine, name);
-    if (m.row == nullptr && caps.abbreviations) {
-      const std::vector<FlagMatch> prefixes = prefix_matches(*engine, name);
-      if (prefixes.size() == 1) {
-        m = prefixes.front();
-      } else if (prefixes.size() > 1) {
-        std::string list;
-        for (std::size_t k = 0; k < prefixes.size() && k < 4; ++k) {
-          list += (k == 0 ? "" : ", ") + prefixes[k].spelling;
-        }
-        q.refusal = fmt::format("{} rejects {}: ambiguous option, it could be {}{}", engine->display(), quote_input(flag), list,
-                                prefixes.size() > 4 ? ", ..." : "");
-        if (!value && i + 1 < cmd.size() && !cmd[i + 1].empty() && cmd[i + 1].front() != '-') {
-          ++i;
-        }
-        continue;
-      }
-    }
-    if (m.row == nullptr) {
-      const std::string message = fmt::format("{}: unknown flag {} for {} {}{}", where, quote_input(flag), engine->display(),
-                                              q.version.text, did_you_mean(name, all_spellings(*engine)));
-      if (ctx.strict) {
-        throw Error(message + " (--strict)");
-      }
-      q.warnings.push_back(message + "; kvplan ignores it");
-      if (!value && i + 1 < cmd.size() && !cmd[i + 1].empty() && cmd[i + 1].front() != '-') {
-        ++i;  // its value, most likely
-      }
-      continue;
-    }
-    switch (m.row->arity) {
-      case FlagClass::Arity::flag:
-        break;
-      case FlagClass::Arity::value:
-        if (!value) {
-          if (i + 1 >= cmd.size()) {
-            throw Error(fmt::format("{}: flag {} needs a value", where, quote_input(flag)));
-          }
-          value = cmd[++i];
-        }
-        break;
-      case FlagClass::Arity::list:
-        if (!value) {
-          std::string joined;
-          while (i + 1 < cmd.size() && !cmd[i + 1].empty() && cmd[i + 1].front() != '-') {
-            joined += (joined.empty() ? "" : " ") + cmd[++i];
-          }
-          if (joined.empty()) {
-            throw Error(fmt::format("{}: flag {} needs at least one value", where, quote_input(flag)));
-          }
-          value = joined;
-        }
-        break;
-      case FlagClass::Arity::optional:
-        if (!value && i + 1 < cmd.size() && !cmd[i + 1].empty() && cmd[i + 1].front() != '-') {
-          value = cmd[++i];
-        }
-        break;
-    }
-    const std::optional<std::size_t> knob = m.row->memory == Memory::modelled ? knob_of(*engine, *m.row) : std::nullopt;
-    if (!knob) {
-      if (m.row->memory != Memory::none) {
-        warn_unmodelled(flag, *m.row);
-      }
-      continue;
-    }
-    const Knob& k = engine->knobs()[*knob];
-    if (k.type == KnobType::flag && m.row->arity == FlagClass::Arity::flag) {
-      typed.emplace_back(*knob, m.negated ? "off" : "on");
+    // `vllm serve MODEL`: the positional model wins over a settings file's `model` (vLLM's _pull_args_from_config).
+    if (const auto k = model_knob(*engine)) {
+      typed.push_back({*k, cmd[i], where});
     } else {
-      typed.emplace_back(*knob, value.value_or(""));
+      model_name = cmd[i];
     }
+    ++i;
   }
-  for (const auto& [index, text] : typed) {
+  reader.read(cmd, i, where, typed, below, above, false);
+  typed.insert(typed.begin(), std::make_move_iterator(below.begin()), std::make_move_iterator(below.end()));
+  typed.insert(typed.end(), std::make_move_iterator(above.begin()), std::make_move_iterator(above.end()));
+  for (const auto& [index, text, origin] : typed) {
     const Knob& k = engine->knobs()[index];
     const std::string flag = k.flags.empty() ? std::string(k.key) : std::string(k.flags.substr(0, k.flags.find(' ')));
-    const std::string at = fmt::format("{}: {}", where, flag);
+    const std::string at = fmt::format("{}: {}", origin, flag);
     switch (k.target) {
       case Target::model:
         model_name = text;

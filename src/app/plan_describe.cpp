@@ -94,12 +94,48 @@ std::string spell_flags(const Change& c, const PlanResult& x) {
   return "";
 }
 
+// A knob a settings file sets over the command line (trtllm-serve --config FILE): the fix is made there.
+const PlanRequest::FileSetting* file_setting(const PlanRequest& q, std::optional<std::size_t> knob) {
+  for (const PlanRequest::FileSetting& f : q.file_settings) {
+    if (knob && f.knob == *knob) {
+      return &f;
+    }
+  }
+  return nullptr;
+}
+
+std::optional<std::size_t> target_knob(const Engine& e, Target t) {
+  for (std::size_t i = 0; i < e.knobs().size(); ++i) {
+    if (e.knobs()[i].target == t) {
+      return i;
+    }
+  }
+  return std::nullopt;
+}
+
 std::string spell_command(const Change& c, const PlanResult& x) {
   const Engine& e = x.request.engine_ref();
   auto flag = [&](Target t, std::string_view fallback) {
     const auto k = knob_for(e, t);
     return k ? first_spelling(e.knobs()[*k].flags) : std::string(fallback);
   };
+  // In the file that overrides the command line: "tensor_parallel_size: 4 in FILE".
+  const std::optional<std::size_t> changed =
+      c.kind == Change::Kind::knob       ? std::optional<std::size_t>(c.knob)
+      : c.kind == Change::Kind::tp       ? target_knob(e, Target::tp)
+      : c.kind == Change::Kind::kv_dtype ? target_knob(e, Target::kv_dtype)
+      : c.kind == Change::Kind::max_model_len ? target_knob(e, Target::max_model_len)
+                                              : std::nullopt;
+  if (const PlanRequest::FileSetting* f = file_setting(x.request, changed)) {
+    const Knob& k = e.knobs()[f->knob];
+    const std::string value = c.kind == Change::Kind::knob || c.kind == Change::Kind::kv_dtype
+                                  ? knob_value_text(k, c)
+                                  : std::to_string(c.value);
+    const std::string gpus = c.kind == Change::Kind::tp && gpus_after(x, c) > x.r.gpus_available
+                                 ? fmt::format(" on {} GPUs", gpus_after(x, c))
+                                 : std::string();
+    return fmt::format("{}: {} in {}{}", f->key, value, f->file, gpus);
+  }
   const std::string& key = x.request.hardware.count_key;
   auto check_with = [&](std::uint64_t gpus) {
     return key.empty() ? fmt::format("check it with --gpu {}x{}", gpu_name(x), gpus)

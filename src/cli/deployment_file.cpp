@@ -194,6 +194,7 @@ Deployment read_deployment_text(const std::string& text, const std::string& path
     ctx.model = model;
     ctx.strict = strict;
     ctx.origin = where("command");
+    ctx.base_dir = std::filesystem::path(path).parent_path().string();  // --config FILE beside the deployment file
     q = read_command_line(shell_words(string_value(where("command"), j["command"])), ctx);
     q.origin = Origin::deployment_file;
     d.line = line_of_key(text, "command");

@@ -129,6 +129,31 @@ std::vector<FlagClass> parse_flag_table(std::string_view table, std::string_view
   return rows;
 }
 
+// An option-table row: path \t knob key or - \t modelled|unmodelled|none \t default or - \t why \t source.
+std::vector<OptionClass> parse_option_table(std::string_view table, std::string_view engine) {
+  std::vector<OptionClass> rows;
+  std::size_t line_no = 0;
+  for (const std::string& line : split(table, '\n')) {
+    ++line_no;
+    if (line.empty() || line.front() == '#') {
+      continue;
+    }
+    const std::vector<std::string> cols = split(line, '\t');
+    if (cols.size() != 6 || cols[0].empty() ||
+        (cols[2] != "modelled" && cols[2] != "unmodelled" && cols[2] != "none") ||
+        (cols[2] == "modelled") == (cols[1] == "-")) {
+      throw Error(fmt::format("{} option table, line {}: expected 6 tab-separated columns (path, knob or -, "
+                              "modelled|unmodelled|none, default or -, why, source), a knob exactly on modelled rows",
+                              engine, line_no));
+    }
+    rows.push_back(OptionClass{cols[0], cols[1] == "-" ? std::string() : cols[1],
+                               cols[2] == "modelled" ? Memory::modelled : cols[2] == "unmodelled" ? Memory::unmodelled
+                                                                                                : Memory::none,
+                               cols[3] == "-" ? std::string() : cols[3], cols[4], cols[5]});
+  }
+  return rows;
+}
+
 bool on_off(std::string_view text, bool& value) {
   const std::string t = to_lower(text);
   if (t == "on" || t == "true" || t == "1" || t == "yes") {
@@ -151,6 +176,17 @@ const std::vector<FlagClass>& Engine::flag_classes() const {
   auto it = cache.find(this);
   if (it == cache.end()) {
     it = cache.emplace(this, parse_flag_table(flag_table(), name())).first;
+  }
+  return it->second;
+}
+
+const std::vector<OptionClass>& Engine::option_classes() const {
+  static std::mutex mutex;
+  static std::map<const Engine*, std::vector<OptionClass>> cache;
+  const std::lock_guard lock(mutex);
+  auto it = cache.find(this);
+  if (it == cache.end()) {
+    it = cache.emplace(this, parse_option_table(option_table(), name())).first;
   }
   return it->second;
 }

@@ -271,6 +271,7 @@ class Sglang final : public Engine {
   EnginePrediction predict(const EngineInputs& in) const override;
   std::optional<std::string> emit(const EmitInputs& in) const override;
   std::optional<CommandForm> command_form(std::span<const std::string> argv) const override;
+  std::optional<SettingsFile> settings_file(const FlagClass& row, const EngineVersion& version) const override;
   std::span<const std::string_view> command_examples() const override { return kExamples; }
   static constexpr std::array<std::string_view, 1> kExamples{"python -m sglang.launch_server ..."};
   std::optional<std::string> image_version(std::string_view image) const override;
@@ -278,6 +279,29 @@ class Sglang final : public Engine {
   static constexpr std::string_view kFlagSource =
       "SGLang v0.5: python/sglang/srt/server_args.py ServerArgs.add_cli_args";
 };
+
+// --config FILE (from 0.5.3, d7b20dd65, #10534): prepare_server_args hands argv to
+// server_args_config_parser.py's ConfigArgumentMerger when the word '--config' is in it, which puts the file's
+// flags first, so the command line wins. It refuses a name that is not .yaml/.yml (any case) and writes each
+// key as '--' + key as written (dashes: the parser has no underscore spellings): a store_true flag's true as
+// the switch and false as nothing, another flag's boolean as 'true'/'false' (#14085), a list item by item, a
+// map as JSON (#28094; Python's str() before, 2026-06-12, a release kvplan does not know, so JSON throughout).
+constexpr int kConfigFileSince = 503;
+
+std::optional<SettingsFile> Sglang::settings_file(const FlagClass& row, const EngineVersion& version) const {
+  if (row.spellings.empty() || row.spellings.front() != "--config" ||
+      release_of(version.key, version.text) < kConfigFileSince) {
+    return std::nullopt;
+  }
+  SettingsFile f;
+  f.keys = SettingsFile::Keys::flags;
+  f.equals_form = false;
+  f.yaml_suffix = true;
+  f.suffix_any_case = true;
+  f.booleans = SettingsFile::Booleans::valued;
+  f.source = "python/sglang/srt/server_args_config_parser.py ConfigArgumentMerger.merge_config_with_args";
+  return f;
+}
 
 std::optional<int> Sglang::parse_version(std::string_view text) const {
   if (!text.empty() && text.front() == 'v') {

@@ -17,6 +17,7 @@
 #include "kvplan/quantity.hpp"
 #include "kvplan/units.hpp"
 #include "trtllm_flags.hpp"
+#include "trtllm_options_flags.hpp"
 
 namespace kvplan {
 namespace {
@@ -36,7 +37,8 @@ constexpr int kPoolLinePerSequenceSince = 102;  // 1.2: "Max KV cache blocks per
 
 enum K : std::size_t {
   free_gpu_memory_fraction, tokens_per_block, max_num_tokens, max_batch_size, activation_memory, non_torch_memory,
-  cuda_graph_memory, backend, kv_cache_dtype, model, tp_size, pp_size, max_seq_len, host_cache_size, kCount
+  cuda_graph_memory, backend, kv_cache_dtype, model, tp_size, pp_size, max_seq_len, host_cache_size, max_tokens,
+  kCount
 };
 
 constexpr std::array<Knob, kCount> kKnobs{{
@@ -74,6 +76,10 @@ constexpr std::array<Knob, kCount> kKnobs{{
      "bytes)",
      "tensorrt_llm/llmapi/llm_args.py KvCacheConfig.host_cache_size; _torch/pyexecutor/resource_manager.py "
      "calculate_max_num_blocks"},
+    {"max_tokens", "", KnobType::tokens, Target::own, "--kv-cache-max-tokens",
+     "TensorRT-LLM: caps the KV pool's tokens per GPU (kv_cache_config.max_tokens; with the fraction, the smaller)",
+     "tensorrt_llm/llmapi/llm_args.py KvCacheConfig.max_tokens (\"If both max_tokens and free_gpu_memory_fraction "
+     "are specified, memory corresponding to the minimum will be used\")"},
 }};
 
 // get_cache_bytes_per_token: kv_factor (2, or 1 for MLA) x sum of ceil(n_kv / tp) x head_dim x bytes.
@@ -144,6 +150,23 @@ class Trtllm final : public Engine {
   std::string_view flag_table_source() const override { return "TensorRT-LLM v1.3: tensorrt_llm/commands/serve.py"; }
   std::optional<std::size_t> fraction_knob() const override { return free_gpu_memory_fraction; }
   std::optional<std::size_t> cap_knob() const override { return max_batch_size; }
+  // --config / --extra_llm_api_options FILE: a YAML of LLM API options (llm_args.py fields, nested), read with
+  // yaml.safe_load and merged over the options the command line built (serve.py serve ->
+  // update_llm_args_with_extra_options), so the file wins, as the flag's help says ("overwrites the parameters
+  // specified by trtllm-serve"). Main from 0004396 lets a flag the command line gives explicitly win instead.
+  std::optional<SettingsFile> settings_file(const FlagClass& row, const EngineVersion& version) const override {
+    (void)version;
+    if (row.spellings.empty() || row.spellings.front() != "--config") {
+      return std::nullopt;
+    }
+    SettingsFile f;
+    f.keys = SettingsFile::Keys::options;
+    f.file_wins = true;
+    f.source = "tensorrt_llm/commands/serve.py serve; tensorrt_llm/llmapi/llm_args.py "
+               "update_llm_args_with_extra_options";
+    return f;
+  }
+  std::string_view option_table() const override { return engines::kTrtllmOptions; }
   EnginePrediction predict(const EngineInputs& in) const override;
   std::optional<std::string> emit(const EmitInputs& in) const override;
   std::optional<CommandForm> command_form(std::span<const std::string> argv) const override {
@@ -195,7 +218,8 @@ EnginePrediction Trtllm::predict(const EngineInputs& in) const {
   const std::uint64_t free_after = sat_sub(in.gpu_memory_bytes, peak);
   const std::uint64_t available = mul_frac(free_after, fraction, 1'000'000);
   const std::uint64_t per_token = bytes_per_token(m, in.kv_dtype, in.tensor_parallel);
-  const std::uint64_t max_tokens = per_token == 0 ? 0 : engines::with_margin(available, in.kv_margin_ppm) / per_token;
+  const std::uint64_t by_memory = per_token == 0 ? 0 : engines::with_margin(available, in.kv_margin_ppm) / per_token;
+  const std::uint64_t max_tokens = std::min(by_memory, s.number(K::max_tokens).value_or(by_memory));
   const bool round_up = in.version >= kBlocksRoundUpSince && in.version <= kBlocksRoundUpUntil;
   const std::uint64_t blocks = round_up ? ceil_div(max_tokens, tpb) : max_tokens / tpb;
   // The secondary pool: host_cache_size // (bytes per token × tokens per block) on every rank; it holds blocks
@@ -241,7 +265,9 @@ EnginePrediction Trtllm::predict(const EngineInputs& in) const {
   };
   p.fields = {
       {"kv_bytes_per_token", "kv size per token", Cell::bytes(per_token), "KV heads per rank: ceil(n_kv / tp)"},
-      {"max_tokens", "max tokens", Cell::tokens(max_tokens), ""},
+      {"max_tokens", "max tokens", Cell::tokens(max_tokens),
+       max_tokens < by_memory ? fmt::format("kv_cache_config.max_tokens (the fraction gives {})", with_commas(by_memory))
+                              : ""},
       {"tokens_per_block", "tokens per block", Cell::tokens(tpb), ""},
       {"blocks_in_primary_pool", "blocks in primary pool", Cell::count(blocks),
        round_up ? "ceil(max_tokens / tokens_per_block), as 0.20 to 1.1 round" : "max_tokens // tokens_per_block"},
@@ -298,7 +324,8 @@ std::optional<std::string> Trtllm::emit(const EmitInputs& in) const {
   cmd += fmt::format(" --max_seq_len {}", in.max_model_len);
   for (std::size_t knob : {max_batch_size, max_num_tokens, free_gpu_memory_fraction}) {
     if (const KnobValue* v = k.find(knob)) {
-      cmd += fmt::format(" {} {}", kKnobs[knob].flags, knob_text(kKnobs[knob], *v));
+      cmd += fmt::format(" {} {}", kKnobs[knob].flags.substr(0, kKnobs[knob].flags.find(' ')),
+                         knob_text(kKnobs[knob], *v));
     }
   }
   return cmd;

@@ -801,6 +801,7 @@ class Vllm final : public Engine {
   EnginePrediction predict(const EngineInputs& in) const override;
   std::optional<std::string> emit(const EmitInputs& in) const override;
   std::optional<CommandForm> command_form(std::span<const std::string> argv) const override;
+  std::optional<SettingsFile> settings_file(const FlagClass& row, const EngineVersion& version) const override;
   std::span<const std::string_view> command_examples() const override { return kExamples; }
   static constexpr std::array<std::string_view, 2> kExamples{"vllm serve MODEL ...",
                                                              "python -m vllm.entrypoints.openai.api_server ..."};
@@ -1175,6 +1176,36 @@ std::optional<std::string> Vllm::emit(const EmitInputs& in) const {
   cmd += in.kv_dtype ? fmt::format(" --kv-cache-dtype {}", in.kv_dtype->name) : "";
   cmd += in.quantization ? fmt::format(" --quantization {}", *in.quantization) : "";
   return cmd;
+}
+
+// --config FILE (from 0.6.0, #7737): FlexibleArgumentParser._pull_args_from_config puts the file's flags after
+// the subcommand (and a positional model), before the command line's own, so the command line wins; only the
+// word '--config' is looked for. load_config_file (vllm/utils.py; vllm/utils/argparse_utils.py from 0.11.2)
+// refuses a name that is not .yaml/.yml and writes each key as '--' + key: booleans as 'True'/'False' until
+// 0.6.4 (#9533), then true as the switch and false as nothing; lists as one str() until 0.10.2 (#23528), then
+// item by item; maps as Python's str() until 0.16.0 (#33193), then as JSON. main after v0.20.0 writes false
+// as --no-KEY where the parser has it; kvplan takes that from 0.21, the first release after it was read.
+constexpr int kConfigBoolSwitchSince = 604;
+constexpr int kConfigListWordsSince = 1002;
+constexpr int kConfigJsonMapsSince = 16;
+constexpr int kConfigNegatesSince = 21;
+
+std::optional<SettingsFile> Vllm::settings_file(const FlagClass& row, const EngineVersion& version) const {
+  if (row.spellings.empty() || row.spellings.front() != "--config") {
+    return std::nullopt;
+  }
+  const int release = release_of(version.key, version.text);
+  SettingsFile f;
+  f.keys = SettingsFile::Keys::flags;
+  f.equals_form = false;
+  f.yaml_suffix = true;
+  f.booleans = release < kConfigBoolSwitchSince   ? SettingsFile::Booleans::as_text
+               : version.key >= kConfigNegatesSince ? SettingsFile::Booleans::negating
+                                                    : SettingsFile::Booleans::switches;
+  f.lists_as_words = release >= kConfigListWordsSince;
+  f.maps_as_json = version.key >= kConfigJsonMapsSince;
+  f.source = "vllm/utils/argparse_utils.py FlexibleArgumentParser._pull_args_from_config, load_config_file";
+  return f;
 }
 
 std::optional<CommandForm> Vllm::command_form(std::span<const std::string> argv) const {
