@@ -10,7 +10,10 @@
 #include <sstream>
 #include <fmt/format.h>
 
+#include "kvplan/command_line.hpp"
 #include "kvplan/engine.hpp"
+#include "kvplan/model_source.hpp"
+#include "kvplan/plan.hpp"
 #include "support/files.hpp"
 
 namespace fs = std::filesystem;
@@ -188,4 +191,47 @@ TEST_CASE("engine names appear only in src/engines/: the rest of the code asks t
   }
   INFO(fmt::format("{}", fmt::join(offenders, "\n")));
   CHECK(offenders.empty());
+}
+
+TEST_CASE("emit writes command lines the engine's own reader reads back to the same settings", "[engines]") {
+  // Each engine's launch command, read by its command-line reader (the flags the engine's parser takes):
+  // the parallel size, the length and the knobs emit set come back as they went in.
+  for (const kvplan::Engine* e : kvplan::all_engines()) {
+    kvplan::KnobSet knobs;
+    e->serve_shape(16, 8192, knobs);
+    if (const auto f = e->fraction_knob()) {
+      knobs.set(*f, std::uint64_t{930'000});
+    }
+    kvplan::Engine::EmitInputs in;
+    in.model_id = "meta-llama/Llama-3.1-8B";
+    in.model_name = "llama-3.1-8b";
+    in.tp = 2;
+    in.max_model_len = 8192;
+    in.knobs = &knobs;
+    const std::optional<std::string> line = e->emit(in);
+    if (!line) {
+      continue;  // the engine-neutral plan has no launch command
+    }
+    DYNAMIC_SECTION(e->name()) {
+      INFO(*line);
+      kvplan::CommandContext ctx;
+      ctx.model = kvplan::load_preset("llama-3.1-8b");
+      ctx.engine = kvplan::parse_engine(std::string(e->name()));
+      ctx.strict = true;  // every flag emit writes is one the engine has
+      const kvplan::PlanRequest q = kvplan::read_command_line(kvplan::shell_words(*line), ctx);
+      CHECK(q.engine == e);
+      if (e->capabilities().splits_heads) {
+        CHECK(q.tp == 2u);
+      }
+      for (const auto& [index, value] : knobs.values()) {
+        if (e->knobs()[index].flags.empty()) {
+          continue;  // kvplan's own knob, not on the engine's command line
+        }
+        INFO("knob " << e->knobs()[index].key);
+        const kvplan::KnobValue* back = q.knobs.find(index);
+        REQUIRE(back != nullptr);
+        CHECK(kvplan::knob_text(e->knobs()[index], *back) == kvplan::knob_text(e->knobs()[index], value));
+      }
+    }
+  }
 }
