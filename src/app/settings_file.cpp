@@ -124,6 +124,15 @@ nlohmann::json to_json(Walk& w, const YAML::Node& n, std::size_t depth) {
   return s;
 }
 
+// A map as JSON text; the YAML reader takes bytes that are not UTF-8, which JSON (and PyYAML) do not.
+std::string dump(const Walk& w, const YAML::Node& n, const nlohmann::json& j) {
+  try {
+    return j.dump();
+  } catch (const nlohmann::json::exception&) {
+    throw Error(fmt::format("{}:{}: not UTF-8 text", w.path(), Walk::line(n)));
+  }
+}
+
 SettingsValue leaf(Walk& w, const YAML::Node& n, std::size_t depth) {
   SettingsValue v;
   if (yaml_null(n)) {
@@ -131,7 +140,7 @@ SettingsValue leaf(Walk& w, const YAML::Node& n, std::size_t depth) {
   } else if (n.IsMap()) {
     v.kind = SettingsValue::Kind::object;
     const nlohmann::json j = to_json(w, n, depth);
-    v.text = j.dump();
+    v.text = dump(w, n, j);
     v.python = python_str(j);
   } else if (n.IsSequence()) {
     v.kind = SettingsValue::Kind::list;

@@ -194,6 +194,9 @@ TEST_CASE("settings files: bad input is one error naming the file, line and key"
   CHECK(warned(typo, "did you mean 'kv_cache_config.free_gpu_memory_fraction'"));
   ctx.strict = true;
   CHECK(message("trtllm-serve m --config unknown.yaml").find("(--strict)") != std::string::npos);
+  // Bytes that are not UTF-8 in a map (fuzz regression crash-map-not-utf8.yaml): one line, not a crash.
+  std::ofstream(dir / "bytes.yaml") << "compilation-config: {a: \xff\xfe}\n";
+  CHECK(message("vllm serve m --config bytes.yaml").find("bytes.yaml:1: not UTF-8 text") != std::string::npos);
   // A folder is not a settings file.
   fs::create_directories(dir / "folder.yaml");
   CHECK_FALSE(message("vllm serve m --config folder.yaml").empty());
