@@ -531,7 +531,7 @@ class FlagReader {
       q_.uncertain = true;
       return;
     }
-    const std::string label = on_disk;
+    const std::string& label = on_disk;
     const std::string text = read_bounded_file(on_disk, kMaxDeploymentBytes, "settings file");
     const std::vector<SettingsEntry> entries =
         read_settings_yaml(text, label, file.keys == SettingsFile::Keys::options);
@@ -554,7 +554,7 @@ class FlagReader {
   // load_config_file; SGLang's server_args_config_parser.py ConfigArgumentMerger): `key: value` is --key value,
   // booleans by the release's rule, a list its items, a map its JSON (or, in older releases, Python's text).
   std::vector<std::string> flag_words(const SettingsFile& file, const SettingsEntry& e) const {
-    std::string key = e.key;
+    const std::string& key = e.key;
     const std::string flag = "--" + key;
     const SettingsValue& v = e.value;
     switch (v.kind) {

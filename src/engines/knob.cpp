@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "kvplan/engine.hpp"
@@ -91,17 +92,32 @@ std::vector<std::string> split(std::string_view s, char sep) {
 }
 
 // A table row: spellings (comma-separated) \t value|flag|list|optional \t modelled|unmodelled|none \t why \t source.
-std::vector<FlagClass> parse_flag_table(std::string_view table, std::string_view engine) {
-  std::vector<FlagClass> rows;
+// A class table's rows (TSV, '#' comments and blank lines left out), each with its line number.
+std::vector<std::pair<std::size_t, std::vector<std::string>>> table_rows(std::string_view table) {
+  std::vector<std::pair<std::size_t, std::vector<std::string>>> rows;
   std::size_t line_no = 0;
   for (const std::string& line : split(table, '\n')) {
     ++line_no;
-    if (line.empty() || line.front() == '#') {
-      continue;
+    if (!line.empty() && line.front() != '#') {
+      rows.emplace_back(line_no, split(line, '\t'));
     }
-    const std::vector<std::string> cols = split(line, '\t');
+  }
+  return rows;
+}
+
+// modelled | unmodelled | none.
+std::optional<Memory> memory_class(const std::string& text) {
+  return text == "modelled" ? std::optional(Memory::modelled)
+         : text == "unmodelled" ? std::optional(Memory::unmodelled)
+         : text == "none"       ? std::optional(Memory::none)
+                                : std::nullopt;
+}
+
+std::vector<FlagClass> parse_flag_table(std::string_view table, std::string_view engine) {
+  std::vector<FlagClass> rows;
+  for (const auto& [line_no, cols] : table_rows(table)) {
     if (cols.size() != 5 || (cols[1] != "value" && cols[1] != "flag" && cols[1] != "list" && cols[1] != "optional") ||
-        (cols[2] != "modelled" && cols[2] != "unmodelled" && cols[2] != "none")) {
+        !memory_class(cols[2])) {
       // A malformed table is a build defect, caught by the engine tests.
       throw Error(fmt::format("{} flag table, line {}: expected 5 tab-separated columns "
                               "(flags, value|flag|list|optional, modelled|unmodelled|none, why, source)",
@@ -121,7 +137,7 @@ std::vector<FlagClass> parse_flag_table(std::string_view table, std::string_view
                 : cols[1] == "flag" ? FlagClass::Arity::flag
                 : cols[1] == "list" ? FlagClass::Arity::list
                                     : FlagClass::Arity::optional;
-    row.memory = cols[2] == "modelled" ? Memory::modelled : cols[2] == "unmodelled" ? Memory::unmodelled : Memory::none;
+    row.memory = *memory_class(cols[2]);
     row.why = cols[3];
     row.source = cols[4];
     rows.push_back(std::move(row));
@@ -132,23 +148,13 @@ std::vector<FlagClass> parse_flag_table(std::string_view table, std::string_view
 // An option-table row: path \t knob key or - \t modelled|unmodelled|none \t default or - \t why \t source.
 std::vector<OptionClass> parse_option_table(std::string_view table, std::string_view engine) {
   std::vector<OptionClass> rows;
-  std::size_t line_no = 0;
-  for (const std::string& line : split(table, '\n')) {
-    ++line_no;
-    if (line.empty() || line.front() == '#') {
-      continue;
-    }
-    const std::vector<std::string> cols = split(line, '\t');
-    if (cols.size() != 6 || cols[0].empty() ||
-        (cols[2] != "modelled" && cols[2] != "unmodelled" && cols[2] != "none") ||
-        (cols[2] == "modelled") == (cols[1] == "-")) {
+  for (const auto& [line_no, cols] : table_rows(table)) {
+    if (cols.size() != 6 || cols[0].empty() || !memory_class(cols[2]) || (cols[2] == "modelled") == (cols[1] == "-")) {
       throw Error(fmt::format("{} option table, line {}: expected 6 tab-separated columns (path, knob or -, "
                               "modelled|unmodelled|none, default or -, why, source), a knob exactly on modelled rows",
                               engine, line_no));
     }
-    rows.push_back(OptionClass{cols[0], cols[1] == "-" ? std::string() : cols[1],
-                               cols[2] == "modelled" ? Memory::modelled : cols[2] == "unmodelled" ? Memory::unmodelled
-                                                                                                : Memory::none,
+    rows.push_back(OptionClass{cols[0], cols[1] == "-" ? std::string() : cols[1], *memory_class(cols[2]),
                                cols[3] == "-" ? std::string() : cols[3], cols[4], cols[5]});
   }
   return rows;
@@ -169,26 +175,30 @@ bool on_off(std::string_view text, bool& value) {
 
 }  // namespace
 
-const std::vector<FlagClass>& Engine::flag_classes() const {
+namespace {
+
+// A table parsed once per engine (the tables are constants of the build).
+template <class Row>
+const std::vector<Row>& parsed_once(const Engine* e, std::vector<Row> (*parse)(std::string_view, std::string_view),
+                                    std::string_view table) {
   static std::mutex mutex;
-  static std::map<const Engine*, std::vector<FlagClass>> cache;
+  static std::map<const Engine*, std::vector<Row>> cache;
   const std::lock_guard lock(mutex);
-  auto it = cache.find(this);
+  auto it = cache.find(e);
   if (it == cache.end()) {
-    it = cache.emplace(this, parse_flag_table(flag_table(), name())).first;
+    it = cache.emplace(e, parse(table, e->name())).first;
   }
   return it->second;
 }
 
+}  // namespace
+
+const std::vector<FlagClass>& Engine::flag_classes() const {
+  return parsed_once(this, parse_flag_table, flag_table());
+}
+
 const std::vector<OptionClass>& Engine::option_classes() const {
-  static std::mutex mutex;
-  static std::map<const Engine*, std::vector<OptionClass>> cache;
-  const std::lock_guard lock(mutex);
-  auto it = cache.find(this);
-  if (it == cache.end()) {
-    it = cache.emplace(this, parse_option_table(option_table(), name())).first;
-  }
-  return it->second;
+  return parsed_once(this, parse_option_table, option_table());
 }
 
 namespace {
