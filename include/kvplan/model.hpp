@@ -150,6 +150,13 @@ struct ModelSpec {
   /// (blk.N.ffn_{gate,up,down}_exps) are, for -ot, --cpu-moe and --n-cpu-moe. Empty when dense.
   std::vector<std::uint32_t> moe_layers;
   std::uint32_t expert_matrices = 3;
+  /// One MoE layer's routed experts as their weights are shaped: how many, the intermediate size of
+  /// one (its matrices are hidden_size x expert_ffn), and whether each carries biases (gpt-oss:
+  /// 2 x expert_ffn + hidden_size). For the engines that allocate experts in their kernels' own
+  /// padded shapes (vLLM's MXFP4 MoE). 0 when dense.
+  std::uint64_t routed_experts = 0;
+  std::uint64_t expert_ffn = 0;
+  bool expert_biases = false;
   std::string torch_dtype;                // "bf16", "fp16" (fp32 checkpoints load as bf16)
   std::string expert_weight_dtype;        // set when experts ship quantized (gpt-oss: mxfp4)
   std::string checkpoint_weight_dtype;    // set when all weights ship quantized (DeepSeek-V3: fp8)

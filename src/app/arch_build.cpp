@@ -468,6 +468,7 @@ struct Reader {
   std::uint32_t model_dtype_bytes = 2;
   mutable Wide widest_mlp = 0;  // count_params: the widest MLP activation per token (ModelSpec::mlp_activation_width)
   mutable std::vector<std::uint32_t> moe_layers;  // count_params: the layers with routed experts (ModelSpec::moe_layers)
+  mutable MoeShape moe_shape;  // count_params: one MoE layer's routed experts (ModelSpec::routed_experts, expert_ffn)
 
   bool is_mla() const { return f.has("kv_lora_rank"); }
 
@@ -837,6 +838,7 @@ struct Reader {
     const auto live = [&](Wide width) { return (pr.plain_mlp || pr.falcon ? 2 : 3) * width; };
     widest_mlp = 0;
     moe_layers.clear();
+    moe_shape = moe.value_or(MoeShape{});
     for (std::uint32_t i = 0; i < g.layers; ++i) {
       attention += attention_params(kinds[i], i);
       if (!ffn_per_layer.empty()) {
@@ -975,7 +977,7 @@ std::vector<std::string> apply_defaults(HObject& object, const ArchRow& row) {
 }
 
 ModelSpec build_model(const HFields& f, const HFields& top, const ArchRow& row, std::string_view name) {
-  Reader r{f, top, row, read_geometry(f, row), 2, 0, {}};
+  Reader r{f, top, row, read_geometry(f, row), 2, 0, {}, {}};
   // Conv states are in the model dtype; engines load fp32 checkpoints in 16 bits too (vLLM dtype auto).
   r.model_dtype_bytes = 2;
   const std::vector<Kind> kinds = layer_kinds(f, row, r.g.layers);
@@ -1060,6 +1062,11 @@ ModelSpec build_model(const HFields& f, const HFields& top, const ArchRow& row, 
   m.mlp_activation_width = static_cast<std::uint64_t>(r.widest_mlp);
   m.moe_layers = std::move(r.moe_layers);
   m.expert_matrices = row.params.plain_mlp ? 2 : 3;
+  if (!m.moe_layers.empty() && r.moe_shape.experts > 0) {
+    m.routed_experts = r.moe_shape.experts;
+    m.expert_ffn = r.moe_shape.expert_ffn;
+    m.expert_biases = row.params.moe.biases;
+  }
   return m;
 }
 

@@ -309,6 +309,60 @@ bool hopper(const GpuArch& a) { return a.vendor == GpuVendor::nvidia && a.comput
 // (_is_v1_supported_oracle: current_platform.get_device_capability().major < 8).
 bool below_sm80(const GpuArch& a) { return a.vendor == GpuVendor::nvidia && a.compute_capability < 80; }
 
+// vLLM's MXFP4 MoE method allocates each layer's routed experts at the shapes its kernel needs
+// (quantization/mxfp4.py Mxfp4MoEMethod.create_weights, v0.10.1.1 to v0.18; from v0.19
+// fused_moe/oracle/mxfp4.py mxfp4_round_up_hidden_size_and_intermediate_size, unchanged at main
+// 001eda31): the intermediate size per rank and the hidden size rounded up, by the backend that
+// get_mxfp4_backend (select_mxfp4_moe_backend) picks for the GPU.
+struct Mxfp4Padding {
+  std::uint64_t intermediate = 1;
+  std::uint64_t hidden = 1;
+  std::string_view backend;
+};
+
+std::optional<Mxfp4Padding> mxfp4_padding(const GpuArch& a) {
+  if (a.vendor == GpuVendor::amd) {
+    // ROCm: mxfp4_utils.get_padding_alignment, 256 on gfx950 (MI355X), 128 elsewhere.
+    const std::uint64_t align = a.target == "gfx950" ? 256 : 128;
+    return Mxfp4Padding{align, align, "ROCm Triton"};
+  }
+  if (a.vendor != GpuVendor::nvidia) {
+    return std::nullopt;
+  }
+  const std::uint16_t cc = a.compute_capability;
+  if (cc == 100 || cc == 103) {
+    return Mxfp4Padding{256, 256, "FlashInfer TRT-LLM"};  // SM100_FI_MXFP4_BF16, FlashInfer installed
+  }
+  if (cc >= 90 && cc < 110) {
+    return Mxfp4Padding{64, 1, "Triton"};  // triton_kernels, "(9, 0) <= capability < (11, 0)"
+  }
+  return Mxfp4Padding{128, 256, "Marlin"};  // sm80 to sm89, sm110, sm120: "n % 256 == 0 and k % 128 == 0"
+}
+
+// The routed experts' bytes on one GPU as vLLM's MXFP4 method allocates them: per layer and local
+// expert, w13 [2 x I, H / 2] and w2 [H, I / 2] uint8 (two fp4 values a byte), their e8m0 scales
+// [2 x I, H / 32] and [H, I / 32], and the bf16 biases w13_bias [2 x I] and w2_bias [H], the last
+// whole on every rank (I: the padded intermediate size per rank, H: the padded hidden size).
+// `local_experts` and `intermediate` are one rank's before padding; nullopt where vLLM does not pad
+// (not MXFP4 experts, no GPU architecture, the weights' size stated).
+std::optional<std::uint64_t> mxfp4_expert_bytes(const ModelSpec& m, const EngineInputs& in,
+                                                std::uint64_t local_experts, std::uint64_t intermediate) {
+  const std::optional<Mxfp4Padding> pad = mxfp4_padding(in.gpu_arch);
+  if (in.weights.experts.name != "mxfp4" || !pad || m.routed_experts == 0 || m.expert_ffn == 0 ||
+      m.expert_matrices != 3 || m.params.stated_bytes > 0 || m.params.experts == 0) {
+    return std::nullopt;
+  }
+  const std::uint64_t h = m.hidden_size;
+  const std::uint64_t per_layer =
+      sat_mul(m.routed_experts, sat_add(sat_mul(3 * h, m.expert_ffn), m.expert_biases ? 2 * m.expert_ffn + h : 0));
+  const std::uint64_t layers = (m.params.experts + per_layer / 2) / per_layer;  // this stage's MoE layers
+  const std::uint64_t i = round_up(intermediate, pad->intermediate);
+  const std::uint64_t hp = round_up(h, pad->hidden);
+  const std::uint64_t w13 = sat_add(sat_mul(2 * i, hp / 2 + hp / 32), 2 * i * 2);
+  const std::uint64_t w2 = sat_add(sat_mul(hp, i / 2 + i / 32), hp * 2);
+  return sat_mul(sat_mul(layers, local_experts), sat_add(w13, w2));
+}
+
 // How torch names those GPUs and their compute capability, for vLLM's own messages.
 std::pair<std::string, std::string> torch_device(const EngineInputs& in) {
   const std::string device = in.gpu_name == "T4"                  ? "Tesla T4"
@@ -911,14 +965,25 @@ EnginePrediction Vllm::predict(const EngineInputs& in) const {
 
   const std::uint64_t offload = s.number(cpu_offload_gb).value_or(0);
   std::uint64_t sharded = weight_bytes_per_gpu(m.params, in.weights, in.tensor_parallel);
-  if (s.flag(enable_expert_parallel).value_or(false) && in.data_parallel > 1 && m.params.experts > 0) {
-    // Expert parallelism spreads the routed experts over every GPU of tp × dp (vLLM's EP group).
+  std::optional<std::uint64_t> padded_experts;
+  if (m.params.experts > 0) {
     ParamCounts experts;
     experts.experts = m.params.experts;
     experts.stated_bytes = m.params.stated_bytes;
     experts.stated_params = m.params.stated_params;
     const std::uint64_t expert_bytes = weight_bytes_per_gpu(experts, in.weights, in.tensor_parallel);
-    sharded = sat_add(sat_sub(sharded, expert_bytes), ceil_div(expert_bytes, in.data_parallel));
+    if (s.flag(enable_expert_parallel).value_or(false) && in.data_parallel > 1) {
+      // Expert parallelism spreads the routed experts over every GPU of tp × dp (vLLM's EP group),
+      // each whole: its intermediate size is not split.
+      const std::uint64_t ep = std::uint64_t{in.tensor_parallel} * in.data_parallel;
+      padded_experts = mxfp4_expert_bytes(m, in, ceil_div(m.routed_experts, ep), m.expert_ffn);
+      sharded = sat_add(sat_sub(sharded, expert_bytes), padded_experts.value_or(ceil_div(expert_bytes, in.data_parallel)));
+    } else {
+      padded_experts = mxfp4_expert_bytes(m, in, m.routed_experts, ceil_div(m.expert_ffn, in.tensor_parallel));
+      if (padded_experts) {
+        sharded = sat_add(sat_sub(sharded, expert_bytes), *padded_experts);
+      }
+    }
   }
   const std::uint64_t weights = sat_sub(sharded, offload);
   p.weights_bytes = weights;
@@ -978,8 +1043,10 @@ EnginePrediction Vllm::predict(const EngineInputs& in) const {
            s.has(gpu_memory_utilization) ? "--gpu-memory-utilization" : fmt::format("default in vLLM 0.{}", in.version)},
           {"requested_memory_bytes", "Requested memory", Cell::bytes(requested), "ceil(total × utilization)"},
           {"weights_bytes", "− Model weights", Cell::bytes(weights),
-           offload > 0 ? fmt::format("\"Model loading took\", less --cpu-offload-gb {}", format_bytes(offload))
-                       : std::string("\"Model loading took\"")},
+           fmt::format("\"Model loading took\"{}{}",
+                       padded_experts ? fmt::format(", MXFP4 experts padded for {}", mxfp4_padding(in.gpu_arch)->backend)
+                                      : "",
+                       offload > 0 ? fmt::format(", less --cpu-offload-gb {}", format_bytes(offload)) : "")},
           {"activation_peak_bytes", "− Torch peak increase", Cell::bytes(activations),
            s.has(activation_memory)
                ? std::string("--activation-memory")
