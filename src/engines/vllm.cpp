@@ -55,6 +55,7 @@ constexpr int kV1CpuOffloadSince = 803;       // --cpu-offload-gb no longer forc
 constexpr int kV1BitsAndBytesSince = 803;     // bitsandbytes leaves V1_UNSUPPORTED_QUANT (726efc6a3, #15611)
 constexpr int kV1GgufSince = 900;             // GGUF on V1 (1f1b1bc03, #18646, in 0.9.0.1; 0.9.0 has the same key)
 constexpr int kSeqsCappedByTokensSince = 1001;  // max_num_seqs = min(default, max_num_batched_tokens)
+constexpr int kTritonKernelsBundledSince = 1101;  // triton_kernels a dependency (#27370): MXFP4 MoE on Triton on Hopper
 constexpr int kBf16FallbackSince = 900;       // auto dtype: bf16 falls back to fp16 below sm80 (5c4c08f6f, #17265)
 // One commit turns the CUDA-graph estimate on (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1) and raises
 // CacheConfig.gpu_memory_utilization's default from 0.9 to 0.92 to make up for it (96a85c57501f, #38284, merged
@@ -82,7 +83,8 @@ enum K : std::size_t {
   activation_memory, non_torch_memory, cuda_graph_memory,
   model, tensor_parallel_size, pipeline_parallel_size, data_parallel_size, decode_context_parallel_size,
   max_model_len, kv_cache_dtype, dtype, quantization, nnodes, kv_transfer_config, lmcache_cpu_size, lmcache_chunk_size,
-  kv_offloading_backend, enable_prefix_caching, mamba_cache_mode, use_flashinfer_sampler, kCount
+  kv_offloading_backend, enable_prefix_caching, mamba_cache_mode, use_flashinfer_sampler, moe_backend, mxfp4_use_marlin,
+  kCount
 };
 
 // --kv-transfer-config '{"kv_connector":"LMCacheConnectorV1",...}': the connector it names, read once here.
@@ -99,6 +101,18 @@ KnobValue connector_name(std::string_view where, std::string_view text) {
 KnobValue mamba_mode(std::string_view where, std::string_view text) {
   if (text != "none" && text != "align" && text != "all") {
     throw Error(fmt::format("{}: expected none, align or all (got {})", where, quote_input(text)));
+  }
+  return std::string(text);
+}
+
+// --moe-backend: KernelConfig.moe_backend, a lower-case kernel name ("auto", "marlin", "flashinfer_trtllm").
+KnobValue moe_backend_name(std::string_view where, std::string_view text) {
+  const bool word = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+  });
+  if (!word) {
+    throw Error(fmt::format("{}: expected a MoE backend such as auto, marlin, triton or flashinfer_trtllm (got {})",
+                            where, quote_input(text)));
   }
   return std::string(text);
 }
@@ -213,6 +227,13 @@ constexpr std::array<Knob, kCount> kKnobs{{
      "profiling run before v0.17 (off means FlashInfer is not installed, too; default: by version)",
      "vllm/envs.py VLLM_USE_FLASHINFER_SAMPLER; vllm/v1/sample/ops/topk_topp_sampler.py TopKTopPSampler",
      engines::on_off, 0, false, "VLLM_USE_FLASHINFER_SAMPLER"},
+    {"moe_backend", "--moe-backend", KnobType::text, Target::own, "--moe-backend",
+     "vLLM: the MoE kernels (auto, marlin, triton, flashinfer_trtllm, flashinfer_cutlass, ...); for MXFP4 experts "
+     "(gpt-oss) they decide the padded shapes the weights are allocated in",
+     "vllm/config/kernel.py KernelConfig.moe_backend; fused_moe/oracle/mxfp4.py map_mxfp4_backend", moe_backend_name},
+    {"mxfp4_use_marlin", "", KnobType::flag, Target::own, "",
+     "vLLM: VLLM_MXFP4_USE_MARLIN=1 runs MXFP4 experts on the Marlin kernel", "vllm/envs.py VLLM_MXFP4_USE_MARLIN",
+     engines::on_off, 0, false, "VLLM_MXFP4_USE_MARLIN"},
 }};
 
 // Activation peak of the profiling run, calibrated on 15 vLLM 0.19.0 H100 runs at the API-server
@@ -312,15 +333,46 @@ bool below_sm80(const GpuArch& a) { return a.vendor == GpuVendor::nvidia && a.co
 // vLLM's MXFP4 MoE method allocates each layer's routed experts at the shapes its kernel needs
 // (quantization/mxfp4.py Mxfp4MoEMethod.create_weights, v0.10.1.1 to v0.18; from v0.19
 // fused_moe/oracle/mxfp4.py mxfp4_round_up_hidden_size_and_intermediate_size, unchanged at main
-// 001eda31): the intermediate size per rank and the hidden size rounded up, by the backend that
-// get_mxfp4_backend (select_mxfp4_moe_backend) picks for the GPU.
+// 001eda31): the intermediate size per rank and the hidden size rounded up, by backend.
 struct Mxfp4Padding {
   std::uint64_t intermediate = 1;
   std::uint64_t hidden = 1;
   std::string_view backend;
 };
 
-std::optional<Mxfp4Padding> mxfp4_padding(const GpuArch& a) {
+// The backend: --moe-backend as map_mxfp4_backend reads it, VLLM_MXFP4_USE_MARLIN=1, else by the GPU
+// (get_mxfp4_backend; select_mxfp4_moe_backend from v0.19). On Hopper the triton_kernels path needs
+// the triton_kernels package, which vLLM installs only from 0.11.1 (#27370, merged 2025-10-22): before
+// it Hopper runs Marlin (the 0.10.1 H100 log of issue #23278 warns "leveraging the Marlin kernel" and
+// loads Marlin's 65.97 GiB), after it Triton (0.14.1, issue #33155: "Using Triton backend").
+// nullopt: no GPU architecture to go by.
+std::optional<Mxfp4Padding> mxfp4_padding(const GpuArch& a, const KnobSet& s, int release) {
+  const KnobValue* named = s.find(moe_backend);
+  const std::string name = named != nullptr ? std::get<std::string>(*named) : "auto";
+  if (name == "marlin" || (name == "auto" && s.flag(mxfp4_use_marlin) == true)) {
+    return Mxfp4Padding{128, 256, "Marlin"};  // "n % 256 == 0 and k % 128 == 0"
+  }
+  if (name == "triton") {
+    return Mxfp4Padding{64, 1, "Triton"};
+  }
+  if (name == "flashinfer_trtllm" || name == "flashinfer_trtllm_afp8") {
+    return Mxfp4Padding{256, 256, "FlashInfer TRT-LLM"};
+  }
+  if (name == "flashinfer_cutlass" || name == "flashinfer_cutlass_afp8") {
+    return Mxfp4Padding{128, 128, "FlashInfer CUTLASS"};
+  }
+  if (name == "ck") {
+    return Mxfp4Padding{256, 256, "ROCm CK"};
+  }
+  if (name == "xpu") {
+    return Mxfp4Padding{128, 128, "XPU"};
+  }
+  if (name != "auto") {
+    throw Error(fmt::format("--moe-backend {}: moe_backend='{}' is not supported for MXFP4 MoE (vLLM's "
+                            "map_mxfp4_backend); use auto, marlin, triton, flashinfer_trtllm, flashinfer_cutlass, ck "
+                            "or xpu",
+                            name, name));
+  }
   if (a.vendor == GpuVendor::amd) {
     // ROCm: mxfp4_utils.get_padding_alignment, 256 on gfx950 (MI355X), 128 elsewhere.
     const std::uint64_t align = a.target == "gfx950" ? 256 : 128;
@@ -329,14 +381,13 @@ std::optional<Mxfp4Padding> mxfp4_padding(const GpuArch& a) {
   if (a.vendor != GpuVendor::nvidia) {
     return std::nullopt;
   }
-  const std::uint16_t cc = a.compute_capability;
-  if (cc == 100 || cc == 103) {
+  if (a.compute_capability == 100 || a.compute_capability == 103) {
     return Mxfp4Padding{256, 256, "FlashInfer TRT-LLM"};  // SM100_FI_MXFP4_BF16, FlashInfer installed
   }
-  if (cc >= 90 && cc < 110) {
-    return Mxfp4Padding{64, 1, "Triton"};  // triton_kernels, "(9, 0) <= capability < (11, 0)"
+  if (a.compute_capability == 90 && release >= kTritonKernelsBundledSince) {
+    return Mxfp4Padding{64, 1, "Triton"};  // "(9, 0) <= capability < (11, 0)"
   }
-  return Mxfp4Padding{128, 256, "Marlin"};  // sm80 to sm89, sm110, sm120: "n % 256 == 0 and k % 128 == 0"
+  return Mxfp4Padding{128, 256, "Marlin"};
 }
 
 // The routed experts' bytes on one GPU as vLLM's MXFP4 method allocates them: per layer and local
@@ -347,9 +398,12 @@ std::optional<Mxfp4Padding> mxfp4_padding(const GpuArch& a) {
 // (not MXFP4 experts, no GPU architecture, the weights' size stated).
 std::optional<std::uint64_t> mxfp4_expert_bytes(const ModelSpec& m, const EngineInputs& in,
                                                 std::uint64_t local_experts, std::uint64_t intermediate) {
-  const std::optional<Mxfp4Padding> pad = mxfp4_padding(in.gpu_arch);
-  if (in.weights.experts.name != "mxfp4" || !pad || m.routed_experts == 0 || m.expert_ffn == 0 ||
-      m.expert_matrices != 3 || m.params.stated_bytes > 0 || m.params.experts == 0) {
+  if (in.weights.experts.name != "mxfp4" || m.routed_experts == 0 || m.expert_ffn == 0 || m.expert_matrices != 3 ||
+      m.params.stated_bytes > 0 || m.params.experts == 0) {
+    return std::nullopt;
+  }
+  const std::optional<Mxfp4Padding> pad = mxfp4_padding(in.gpu_arch, *in.knobs, release_of(in.version, in.version_text));
+  if (!pad) {
     return std::nullopt;
   }
   const std::uint64_t h = m.hidden_size;
@@ -1044,7 +1098,7 @@ EnginePrediction Vllm::predict(const EngineInputs& in) const {
           {"requested_memory_bytes", "Requested memory", Cell::bytes(requested), "ceil(total × utilization)"},
           {"weights_bytes", "− Model weights", Cell::bytes(weights),
            fmt::format("\"Model loading took\"{}{}",
-                       padded_experts ? fmt::format(", MXFP4 experts padded for {}", mxfp4_padding(in.gpu_arch)->backend)
+                       padded_experts ? fmt::format(", MXFP4 experts padded for {}", mxfp4_padding(in.gpu_arch, s, release)->backend)
                                       : "",
                        offload > 0 ? fmt::format(", less --cpu-offload-gb {}", format_bytes(offload)) : "")},
           {"activation_peak_bytes", "− Torch peak increase", Cell::bytes(activations),

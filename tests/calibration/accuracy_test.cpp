@@ -155,6 +155,17 @@ struct Context {
     r.ok = std::abs(*r.relative) <= bound || std::abs(predicted - logged) <= absolute;
     rows.push_back(r);
   }
+  // A logged budget below zero: within when kvplan leaves none either.
+  void no_kv_memory(const std::string& quantity, double logged, double predicted) const {
+    Row r = row(Kind::budget, quantity);
+    r.logged = fmt::format("{:.2f}", logged);
+    r.predicted = fmt::format("{:.2f}", predicted);
+    r.relative = predicted <= 0 ? 0.0 : (predicted - logged) / std::abs(logged);
+    r.error = predicted <= 0 ? std::string("within") : fmt::format("{:+.2f}%", 100.0 * *r.relative);
+    r.bound = "none left";
+    r.ok = predicted <= 0;
+    rows.push_back(r);
+  }
   // A llama.cpp buffer, printed to 0.01 MiB.
   void mib(const std::string& quantity, double logged, double predicted) const {
     Row r = row(Kind::exact, quantity);
@@ -230,6 +241,12 @@ void vllm_rows(const Context& c, const std::vector<std::string>& args) {
   if (kv && *kv > 0) {
     c.budget("Available KV cache memory [GiB]", *kv, e["available_kv_cache_bytes"].get<double>() / kGiB, 0.03, 2, 0.3,
              "GiB");
+  }
+  if (kv && *kv <= 0 && !r.contains("gpu_blocks")) {
+    // V1 logs the negative figure and fails ("EngineCore failed to start"): kvplan, whose budget stops
+    // at zero, must leave no KV memory; a positive one is off by its distance from the logged figure.
+    c.no_kv_memory("Available KV cache memory [GiB] (below zero: the engine cannot start)", *kv,
+                   e["available_kv_cache_bytes"].get<double>() / kGiB);
   }
   if (const auto blocks = logged_value(r, "gpu_blocks"); blocks && *blocks > 0) {
     c.budget("# GPU blocks", *blocks, e["num_gpu_blocks"].get<double>(), 0.03, 0);

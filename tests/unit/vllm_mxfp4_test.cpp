@@ -51,15 +51,43 @@ TEST_CASE("vLLM: MXFP4 experts take the Marlin kernel's padded shapes on an A100
   CHECK(weights(a100) - weights(bare) <= delta + 1);
 }
 
-TEST_CASE("vLLM: MXFP4 experts round only the intermediate size to 64 on Hopper (triton_kernels)", "[vllm][mxfp4]") {
-  // gpt-oss-20b at tp 2: intermediate 1440 per rank rounds up to 1472; the hidden size is not padded.
-  const std::vector<std::string> plan{"--model", "openai/gpt-oss-20b", "--tp", "2", "--engine", "vllm@0.19",
+TEST_CASE("vLLM: MXFP4 experts on Hopper take Marlin's shapes before 0.11.1 and triton_kernels' after", "[vllm][mxfp4]") {
+  // gpt-oss-20b at tp 2 on H100s. Before 0.11.1 vLLM did not install triton_kernels (#27370), so Hopper ran Marlin: the
+  // intermediate size per rank 1440 rounds up to 1536 and the hidden size to 3072. From 0.11.1 triton_kernels rounds
+  // only the intermediate size, to 64 (1472); --moe-backend marlin asks for Marlin again.
+  const auto plan = [](const char* engine, std::vector<std::string> extra) {
+    std::vector<std::string> a{"--model", "openai/gpt-oss-20b", "--tp", "2", "--engine", engine, "--max-model-len", "8192"};
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  };
+  const std::uint64_t unpadded_bytes = unpadded(24, 32, 2);
+  const std::uint64_t marlin = 24 * padded_layer(32, 1536, 3072) - unpadded_bytes;
+  const std::uint64_t rounded = 24 * padded_layer(32, 1472, 2880) - unpadded_bytes;
+  const auto delta = [&](const char* engine, std::vector<std::string> extra) {
+    std::vector<std::string> h100 = extra;
+    h100.insert(h100.end(), {"--gpu", "H100x2"});
+    return weights(plan(engine, h100)) - weights(plan(engine, {"--vram", "81090MiB"}));
+  };
+  for (const std::uint64_t d : {delta("vllm@0.10.2", {}), delta("vllm@0.19", {"--moe-backend", "marlin"})}) {
+    CHECK(d + 1 >= marlin);
+    CHECK(d <= marlin + 1);
+  }
+  for (const std::uint64_t d : {delta("vllm@0.19", {}), delta("vllm@0.10.2", {"--moe-backend", "triton"})}) {
+    CHECK(d + 1 >= rounded);
+    CHECK(d <= rounded + 1);
+  }
+  // On Blackwell (sm_100) FlashInfer's TRT-LLM kernel is the default, both sizes to 256: at tp 1 the intermediate size
+  // 2880 becomes 3072, against Marlin's 2944 (--moe-backend marlin, or VLLM_MXFP4_USE_MARLIN=1 on a command line).
+  const std::vector<std::string> b200{"--model", "openai/gpt-oss-20b", "--gpu", "B200", "--engine", "vllm@0.19",
                                       "--max-model-len", "8192"};
-  std::vector<std::string> h100 = plan;
-  h100.insert(h100.end(), {"--gpu", "H100x2"});
-  std::vector<std::string> bare = plan;
-  bare.insert(bare.end(), {"--vram", "81090MiB"});
-  const std::uint64_t delta = 24 * padded_layer(32, 1472, 2880) - unpadded(24, 32, 2);
-  CHECK(weights(h100) - weights(bare) + 1 >= delta);
-  CHECK(weights(h100) - weights(bare) <= delta + 1);
+  std::vector<std::string> b200_marlin = b200;
+  b200_marlin.insert(b200_marlin.end(), {"--moe-backend", "marlin"});
+  CHECK(weights(b200) - weights(b200_marlin) == 24 * (padded_layer(32, 3072, 3072) - padded_layer(32, 2944, 3072)));
+}
+
+TEST_CASE("vLLM: a MoE backend vLLM's MXFP4 method does not know is refused by name", "[vllm][mxfp4]") {
+  const kvplan::test::CliRun r = kvplan::test::run_json({"--model", "openai/gpt-oss-20b", "--gpu", "H100", "--engine",
+                                                         "vllm@0.19", "--moe-backend", "deep_gemm"});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("moe_backend='deep_gemm' is not supported for MXFP4 MoE") != std::string::npos);
 }
