@@ -375,6 +375,28 @@ std::string summary(const std::vector<Row>& rows, const std::string& split) {
     out += fmt::format("| {} | {} | {} | {} | {:.2f}% | {:+.2f}% |\n", key.first, key.second, ids.size(), n,
                        100 * median, 100 * errors.back());
   }
+  // Per engine: the entries with budget figures whose every figure is within its bound (issue #13's
+  // "within 3% (or 0.3 GiB) on at least 90% of entries").
+  std::map<std::string, std::pair<std::vector<std::string>, std::vector<std::string>>> engines;  // all, missed
+  for (const Row& r : rows) {
+    if (r.split != split || !r.relative) {
+      continue;
+    }
+    auto& [all, missed] = engines[r.engine.substr(0, r.engine.find(' '))];
+    if (std::find(all.begin(), all.end(), r.id) == all.end()) {
+      all.push_back(r.id);
+    }
+    if (!r.ok && std::find(missed.begin(), missed.end(), r.id) == missed.end()) {
+      missed.push_back(r.id);
+    }
+  }
+  std::string within;
+  for (const auto& [engine, lists] : engines) {
+    const std::size_t n = lists.first.size();
+    const std::size_t ok = n - lists.second.size();
+    within += fmt::format("{}{} {} of {} ({:.0f}%)", within.empty() ? "" : "; ", engine, ok, n, 100.0 * static_cast<double>(ok) / static_cast<double>(n));
+  }
+  out += fmt::format("\nEntries with every budget figure within its bound: {}.\n", within);
   out += fmt::format("\nEntries checked by exact arithmetic only (no budget figure): {}. Not matched, with the reason "
                      "in the table: {}.\n",
                      exact_only.size(), unmatched.size());
