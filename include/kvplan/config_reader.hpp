@@ -6,6 +6,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -26,5 +27,15 @@ ModelSpec read_hf_config_text(std::string_view text, std::string_view name, std:
 
 /// Model types the reader can size, for messages and docs.
 std::string supported_model_types();
+
+/// The decoder parameters a bitsandbytes checkpoint keeps in 16 bits, by vLLM's rule for its
+/// llm_int8_skip_modules (is_layer_skipped_bnb) over vLLM's fused module names. `layered` is false
+/// where kvplan cannot place the entries on layers (MoE models, other module names).
+struct BnbKept {
+  std::uint64_t attention = 0;
+  std::uint64_t mlp = 0;
+  bool layered = true;
+};
+BnbKept bnb_kept_params(const ModelSpec& m, const std::vector<std::string>& skip);
 
 }  // namespace kvplan

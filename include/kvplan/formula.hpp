@@ -68,6 +68,7 @@ struct WeightFormat {
   DType linear;      // dense MLP projections (and attention, unless `attention` says otherwise)
   DType experts;     // routed MoE experts
   std::optional<DType> attention;  // attention projections, when a checkpoint leaves them unquantized
+  bool skip_list = false;  // the checkpoint's own format: ParamCounts' *_16bit parameters stay in `embeddings`' dtype
 };
 
 /// Weight bytes on one GPU: ceil(sum of params * bytes per weight / tp).

@@ -115,6 +115,11 @@ struct ParamCounts {
   std::uint64_t experts = 0;     // routed MoE experts, all resident
   std::uint64_t norms = 0;       // norms and other small tensors
   std::uint64_t vision = 0;      // a multimodal checkpoint's vision tower and projector
+  /// Of `attention` and `mlp`: what a quantized checkpoint keeps in 16 bits, layer by layer (its skip
+  /// list: bitsandbytes' llm_int8_skip_modules). Part of those counts, not added to them; the weights
+  /// count them at 16 bits where the format is the checkpoint's own (WeightFormat::skip_list).
+  std::uint64_t attention_16bit = 0;
+  std::uint64_t mlp_16bit = 0;
   /// The checkpoint's own size, when the user states it (--weights SIZE): `stated_bytes` for a model
   /// of `stated_params` parameters. Weights are then that size, shared in proportion to parameters
   /// (a pipeline stage, experts), instead of parameters times bytes per weight. 0: not stated.

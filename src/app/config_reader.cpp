@@ -89,6 +89,69 @@ bool names_attention(const HList* list) {
   return false;
 }
 
+// vLLM's bitsandbytes skip rule (vllm/model_executor/layers/quantization/bitsandbytes.py
+// is_layer_skipped_bnb; whole dot-separated parts since #9887, parent prefixes since #12974): the
+// linear at `path` stays 16-bit when an entry is one of its parts, the path itself, or a prefix of it
+// ending at a dot. vLLM's paths are its fused modules (qkv_proj, gate_up_proj), so an entry naming
+// Hugging Face's q_proj or gate_proj matches nothing.
+bool bnb_skips(std::string_view path, const std::vector<std::string>& skip) {
+  for (const std::string& s : skip) {
+    if (path == s || (path.size() > s.size() && path.starts_with(s) && path[s.size()] == '.')) {
+      return true;
+    }
+    std::size_t begin = 0;
+    while (begin <= path.size()) {
+      const std::size_t dot = std::min(path.find('.', begin), path.size());
+      if (path.substr(begin, dot - begin) == s) {
+        return true;
+      }
+      begin = dot + 1;
+    }
+  }
+  return false;
+}
+
+// Model types whose vLLM modules are model.layers.N.self_attn.{qkv_proj,o_proj} and
+// model.layers.N.mlp.{gate_up_proj,down_proj} (vllm/model_executor/models/llama.py and the models
+// built on it: qwen2.py, qwen3.py, mistral via llama.py, phi3.py, gemma*.py).
+bool llama_module_names(std::string_view model_type) {
+  for (std::string_view t : {"llama", "mistral", "qwen2", "qwen3", "phi3", "gemma", "gemma2", "gemma3_text"}) {
+    if (model_type == t) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+BnbKept bnb_kept_params(const ModelSpec& m, const std::vector<std::string>& skip) {
+  BnbKept kept;
+  const std::uint64_t layers = m.num_hidden_layers;
+  const std::uint64_t heads = m.num_attention_heads;
+  const std::uint64_t kv = m.dense_attention.num_key_value_heads;
+  if (!llama_module_names(m.model_type) || layers == 0 || heads == 0 || m.params.experts > 0 || !m.moe_layers.empty()) {
+    kept.layered = false;
+    return kept;
+  }
+  // Every decoder layer alike: its share of the attention split by the projections' widths (q and o
+  // heads x head_dim each, k and v kv_heads x head_dim), its MLP's 2/3 in gate_up and 1/3 in down.
+  const std::uint64_t attention = m.params.attention / layers;
+  const std::uint64_t qkv = mul_frac(attention, heads + 2 * kv, 2 * heads + 2 * kv);
+  const std::uint64_t mlp = m.params.mlp / layers;
+  const std::uint64_t gate_up = mul_frac(mlp, 2, 3);
+  for (std::uint64_t i = 0; i < layers; ++i) {
+    const std::string at = fmt::format("model.layers.{}.", i);
+    kept.attention += (bnb_skips(at + "self_attn.qkv_proj", skip) ? qkv : 0) +
+                      (bnb_skips(at + "self_attn.o_proj", skip) ? attention - qkv : 0);
+    kept.mlp += (bnb_skips(at + "mlp.gate_up_proj", skip) ? gate_up : 0) +
+                (bnb_skips(at + "mlp.down_proj", skip) ? mlp - gate_up : 0);
+  }
+  return kept;
+}
+
+namespace {
+
 // config.json's quantization_config: how the checkpoint stores its weights. Embeddings, norms and
 // lm_head stay 16-bit in every format (they are not nn.Linear of the quantized blocks, or the
 // formats leave them out by default); an ignore list that names the attention leaves it 16-bit.
@@ -149,7 +212,21 @@ void read_quantization(const HFields& holder, ModelSpec& m) {
     attention_kept = names_attention(qf->list("exclude_modules"));
   } else if (method == "bitsandbytes") {
     dtype = qf->boolean("load_in_4bit").value_or(false) ? "nf4" : qf->boolean("load_in_8bit").value_or(false) ? "int8" : "";
-    attention_kept = names_attention(qf->list("llm_int8_skip_modules"));
+    std::vector<std::string> skip;
+    if (const HList* list = qf->list("llm_int8_skip_modules")) {
+      for (const HValue& v : *list) {
+        if (const auto* name = std::get_if<std::string>(&v.v)) {
+          skip.push_back(*name);
+        }
+      }
+    }
+    const BnbKept kept = bnb_kept_params(m, skip);
+    if (kept.layered) {
+      m.params.attention_16bit = kept.attention;  // unsloth's dynamic 4-bit: a few layers' blocks in 16 bits
+      m.params.mlp_16bit = kept.mlp;
+    } else {
+      attention_kept = names_attention(qf->list("llm_int8_skip_modules"));
+    }
   }
   if (dtype.empty()) {
     m.checkpoint_weight_dtype = "unknown:" + method;

@@ -38,6 +38,7 @@ WeightFormat weight_format(const ModelSpec& m, std::string_view name) {
   if (name == "auto" && !m.attention_weight_dtype.empty()) {
     w.attention = require_dtype(weight_dtypes(), "--weight-dtype", m.attention_weight_dtype);
   }
+  w.skip_list = name == "auto";
   if (w.linear.block_bytes * sixteen.block_elems >= sixteen.block_bytes * w.linear.block_elems) {
     w.embeddings = w.linear;  // 16- and 32-bit formats apply to every tensor
   }

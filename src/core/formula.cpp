@@ -159,9 +159,13 @@ std::uint64_t weight_bytes_per_gpu(const ParamCounts& p, const WeightFormat& w, 
     const std::uint64_t bytes = share > UINT64_MAX ? UINT64_MAX : static_cast<std::uint64_t>(share);
     return ceil_div(bytes, std::max<std::uint32_t>(tp, 1));
   }
-  const std::uint64_t unquantized =
-      tensor_bytes(w.embeddings, sat_add(sat_add(sat_add(p.embedding, p.lm_head), p.norms), p.vision));
-  const std::uint64_t linear = sat_add(tensor_bytes(w.attention.value_or(w.linear), p.attention), tensor_bytes(w.linear, p.mlp));
+  const std::uint64_t kept_attention = w.skip_list ? std::min(p.attention_16bit, p.attention) : 0;
+  const std::uint64_t kept_mlp = w.skip_list ? std::min(p.mlp_16bit, p.mlp) : 0;
+  const std::uint64_t unquantized = tensor_bytes(
+      w.embeddings,
+      sat_add(sat_add(sat_add(sat_add(p.embedding, p.lm_head), p.norms), p.vision), sat_add(kept_attention, kept_mlp)));
+  const std::uint64_t linear = sat_add(tensor_bytes(w.attention.value_or(w.linear), p.attention - kept_attention),
+                                       tensor_bytes(w.linear, p.mlp - kept_mlp));
   const std::uint64_t experts = tensor_bytes(w.experts, p.experts);
   return ceil_div(sat_add(sat_add(unquantized, linear), experts), std::max<std::uint32_t>(tp, 1));
 }

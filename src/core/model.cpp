@@ -128,6 +128,8 @@ ModelSpec pipeline_stage(const ModelSpec& m, std::uint32_t pp, std::uint32_t ran
   out.params.mlp = share(m.params.mlp);
   out.params.experts = share(m.params.experts);
   out.params.norms = share(m.params.norms);
+  out.params.attention_16bit = share(m.params.attention_16bit);  // in proportion too: a stage's own layers may differ
+  out.params.mlp_16bit = share(m.params.mlp_16bit);
   out.params.embedding = rank == 0 ? m.params.embedding : 0;
   out.params.vision = rank == 0 ? m.params.vision : 0;
   // The last stage computes the logits: its own lm_head, or a copy of tied embeddings.
