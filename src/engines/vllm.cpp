@@ -338,6 +338,11 @@ struct Mxfp4Padding {
   std::uint64_t intermediate = 1;
   std::uint64_t hidden = 1;
   std::string_view backend;
+  // triton_kernels on Hopper (process_weights_after_loading's TRITON branch): the biases become fp32, and
+  // _swizzle_mxfp4 writes each scale tensor again in HopperMXScaleLayout (rows padded to 2 x num_warps x 2 x 8
+  // = 256 with 8 warps, columns to 2) while layer.w13_weight_scale and w2_weight_scale stay registered: the
+  // weights are replaced (del layer.w13_weight), the scales are held twice.
+  bool hopper_swizzle = false;
 };
 
 // The backend: --moe-backend as map_mxfp4_backend reads it, VLLM_MXFP4_USE_MARLIN=1, else by the GPU
@@ -353,7 +358,7 @@ std::optional<Mxfp4Padding> mxfp4_padding(const GpuArch& a, const KnobSet& s, in
     return Mxfp4Padding{128, 256, "Marlin"};  // "n % 256 == 0 and k % 128 == 0"
   }
   if (name == "triton") {
-    return Mxfp4Padding{64, 1, "Triton"};
+    return Mxfp4Padding{64, 1, "Triton", true};
   }
   if (name == "flashinfer_trtllm" || name == "flashinfer_trtllm_afp8") {
     return Mxfp4Padding{256, 256, "FlashInfer TRT-LLM"};
@@ -385,7 +390,7 @@ std::optional<Mxfp4Padding> mxfp4_padding(const GpuArch& a, const KnobSet& s, in
     return Mxfp4Padding{256, 256, "FlashInfer TRT-LLM"};  // SM100_FI_MXFP4_BF16, FlashInfer installed
   }
   if (a.compute_capability == 90 && release >= kTritonKernelsBundledSince) {
-    return Mxfp4Padding{64, 1, "Triton"};  // "(9, 0) <= capability < (11, 0)"
+    return Mxfp4Padding{64, 1, "Triton", true};  // "(9, 0) <= capability < (11, 0)"
   }
   return Mxfp4Padding{128, 256, "Marlin"};
 }
@@ -412,8 +417,13 @@ std::optional<std::uint64_t> mxfp4_expert_bytes(const ModelSpec& m, const Engine
   const std::uint64_t layers = (m.params.experts + per_layer / 2) / per_layer;  // this stage's MoE layers
   const std::uint64_t i = round_up(intermediate, pad->intermediate);
   const std::uint64_t hp = round_up(h, pad->hidden);
-  const std::uint64_t w13 = sat_add(sat_mul(2 * i, hp / 2 + hp / 32), 2 * i * 2);
-  const std::uint64_t w2 = sat_add(sat_mul(hp, i / 2 + i / 32), hp * 2);
+  const std::uint64_t bias_bytes = pad->hopper_swizzle ? 4 : 2;
+  std::uint64_t w13 = sat_add(sat_mul(2 * i, hp / 2 + hp / 32), 2 * i * bias_bytes);
+  std::uint64_t w2 = sat_add(sat_mul(hp, i / 2 + i / 32), hp * bias_bytes);
+  if (pad->hopper_swizzle) {
+    w13 = sat_add(w13, sat_mul(round_up(2 * i, 256), round_up(hp / 32, 2)));  // the swizzled copies of the scales
+    w2 = sat_add(w2, sat_mul(round_up(hp, 256), round_up(i / 32, 2)));
+  }
   return sat_mul(sat_mul(layers, local_experts), sat_add(w13, w2));
 }
 

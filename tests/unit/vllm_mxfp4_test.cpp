@@ -27,6 +27,15 @@ constexpr std::uint64_t padded_layer(std::uint64_t experts, std::uint64_t i, std
   return experts * (2 * i * (h / 2) + 2 * i * (h / 32) + 2 * i * 2 + h * (i / 2) + h * (i / 32) + h * 2);
 }
 
+// The same on triton_kernels' Hopper path: fp32 biases, and each scale tensor held again as
+// _swizzle_mxfp4's HopperMXScaleLayout copy (rows padded to 256, columns to 2; mxfp4.py's TRITON branch
+// deletes the original weights, not the original scales).
+constexpr std::uint64_t round_up(std::uint64_t v, std::uint64_t to) { return (v + to - 1) / to * to; }
+constexpr std::uint64_t triton_layer(std::uint64_t experts, std::uint64_t i, std::uint64_t h) {
+  return experts * (2 * i * (h / 2) + 2 * i * (h / 32) + 2 * i * 4 + h * (i / 2) + h * (i / 32) + h * 4 +
+                    round_up(2 * i, 256) * round_up(h / 32, 2) + round_up(h, 256) * round_up(i / 32, 2));
+}
+
 // kvplan's unpadded count: every expert parameter (weights and biases) at MXFP4's 17 bytes per 32.
 constexpr std::uint64_t unpadded(std::uint64_t layers, std::uint64_t experts, std::uint64_t tp) {
   return layers * experts * (3 * 2880 * 2880 + 2 * 2880 + 2880) * 17 / 32 / tp;
@@ -54,7 +63,7 @@ TEST_CASE("vLLM: MXFP4 experts take the Marlin kernel's padded shapes on an A100
 TEST_CASE("vLLM: MXFP4 experts on Hopper take Marlin's shapes before 0.11.1 and triton_kernels' after", "[vllm][mxfp4]") {
   // gpt-oss-20b at tp 2 on H100s. Before 0.11.1 vLLM did not install triton_kernels (#27370), so Hopper ran Marlin: the
   // intermediate size per rank 1440 rounds up to 1536 and the hidden size to 3072. From 0.11.1 triton_kernels rounds
-  // only the intermediate size, to 64 (1472); --moe-backend marlin asks for Marlin again.
+  // only the intermediate size, to 64 (1472), and holds the scales twice; --moe-backend marlin asks for Marlin again.
   const auto plan = [](const char* engine, std::vector<std::string> extra) {
     std::vector<std::string> a{"--model", "openai/gpt-oss-20b", "--tp", "2", "--engine", engine, "--max-model-len", "8192"};
     a.insert(a.end(), extra.begin(), extra.end());
@@ -62,7 +71,7 @@ TEST_CASE("vLLM: MXFP4 experts on Hopper take Marlin's shapes before 0.11.1 and 
   };
   const std::uint64_t unpadded_bytes = unpadded(24, 32, 2);
   const std::uint64_t marlin = 24 * padded_layer(32, 1536, 3072) - unpadded_bytes;
-  const std::uint64_t rounded = 24 * padded_layer(32, 1472, 2880) - unpadded_bytes;
+  const std::uint64_t rounded = 24 * triton_layer(32, 1472, 2880) - unpadded_bytes;
   const auto delta = [&](const char* engine, std::vector<std::string> extra) {
     std::vector<std::string> h100 = extra;
     h100.insert(h100.end(), {"--gpu", "H100x2"});
