@@ -358,7 +358,7 @@ std::optional<Mxfp4Padding> mxfp4_padding(const GpuArch& a, const KnobSet& s, in
     return Mxfp4Padding{128, 256, "Marlin"};  // "n % 256 == 0 and k % 128 == 0"
   }
   if (name == "triton") {
-    return Mxfp4Padding{64, 1, "Triton", true};
+    return Mxfp4Padding{64, 1, "Triton", a.vendor == GpuVendor::nvidia && a.compute_capability == 90};
   }
   if (name == "flashinfer_trtllm" || name == "flashinfer_trtllm_afp8") {
     return Mxfp4Padding{256, 256, "FlashInfer TRT-LLM"};
