@@ -403,8 +403,8 @@ std::optional<Mxfp4Padding> mxfp4_padding(const GpuArch& a, const KnobSet& s, in
 // (not MXFP4 experts, no GPU architecture, the weights' size stated).
 std::optional<std::uint64_t> mxfp4_expert_bytes(const ModelSpec& m, const EngineInputs& in,
                                                 std::uint64_t local_experts, std::uint64_t intermediate) {
-  if (in.weights.experts.name != "mxfp4" || m.routed_experts == 0 || m.expert_ffn == 0 || m.expert_matrices != 3 ||
-      m.params.stated_bytes > 0 || m.params.experts == 0) {
+  if (in.weights.experts.name != "mxfp4" || m.routed_experts == 0 || m.expert_ffn == 0 || m.hidden_size == 0 ||
+      m.expert_matrices != 3 || m.params.stated_bytes > 0 || m.params.experts == 0) {
     return std::nullopt;
   }
   const std::optional<Mxfp4Padding> pad = mxfp4_padding(in.gpu_arch, *in.knobs, release_of(in.version, in.version_text));
