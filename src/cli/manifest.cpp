@@ -450,6 +450,53 @@ void kserve_model(Reader& r, const YAML::Node& model, Workload& w) {
   w.containers.push_back(std::move(c));
 }
 
+// NVIDIA Dynamo's DynamoGraphDeployment (nvidia.com/v1alpha1; ai-dynamo/dynamo deploy/operator
+// api/v1alpha1 DynamoComponentDeploymentSharedSpec): spec.services maps a name to a component whose
+// pod is extraPodSpec (a pod spec whose engine runs in mainContainer), with its replicas, its GPUs
+// as resources.limits.gpu (or requests.gpu), its environment in `envs` and its volumes in
+// volumeMounts (name, mountPoint). Each worker is a workload of its own; the frontend and planner
+// components route and scale, and run no engine.
+void read_dynamo(Reader& r, const YAML::Node& doc, std::vector<Workload>& out) {
+  const YAML::Node spec = r.get(doc, "spec");
+  r.each_pair(r.get(spec, "services"), [&](const std::string& service, const YAML::Node& s) {
+    const std::string type = to_lower(r.optional_scalar(s, "componentType").value_or(""));
+    if (type == "frontend" || type == "planner") {
+      return;
+    }
+    Workload w;
+    start_workload(r, doc, "DynamoGraphDeployment", w);
+    w.name += "/" + service;
+    w.line = Reader::line(s);
+    w.replicas = replicas_of(r, s);
+    w.count_key = "resources.limits.gpu";
+    const YAML::Node pod = r.get(s, "extraPodSpec");
+    const YAML::Node main = r.get(pod, "mainContainer");
+    if (!Reader::has(main)) {
+      return;
+    }
+    Container c = read_container_node(r, main);
+    read_env(r, r.get(s, "envs"), c);
+    if (!c.gpus) {
+      const YAML::Node resources = r.get(s, "resources");
+      for (const char* part : {"limits", "requests"}) {
+        if (const YAML::Node n = r.get(r.get(resources, part), "gpu"); Reader::has(n) && !c.gpus) {
+          c.gpus = r.count(n, fmt::format("services.{}.resources.{}.gpu", service, part));
+        }
+      }
+    }
+    r.each(r.get(s, "volumeMounts"), [&](const YAML::Node& m) {
+      const std::optional<std::string> path = r.optional_scalar(m, "mountPoint");
+      const std::optional<std::string> name = r.optional_scalar(m, "name");
+      if (path && name) {
+        c.mounts.emplace_back(*path, *name);
+      }
+    });
+    w.containers.push_back(std::move(c));
+    read_gpu_hints(r, pod, w);
+    out.push_back(std::move(w));
+  });
+}
+
 void read_kubernetes(Reader& r, const YAML::Node& doc, const std::string& kind, std::vector<Workload>& out) {
   Workload w;
   const YAML::Node spec = r.get(doc, "spec");
@@ -523,6 +570,9 @@ void read_kubernetes(Reader& r, const YAML::Node& doc, const std::string& kind, 
   } else if (kind == "ServingRuntime" || kind == "ClusterServingRuntime") {
     start_workload(r, doc, kind, w);
     read_pod(r, spec, w, false);
+  } else if (kind == "DynamoGraphDeployment") {
+    read_dynamo(r, doc, out);
+    return;
   } else {
     return;  // Service, ConfigMap, ...: nothing to check
   }

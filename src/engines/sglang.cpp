@@ -273,7 +273,7 @@ class Sglang final : public Engine {
   std::optional<CommandForm> command_form(std::span<const std::string> argv) const override;
   std::optional<SettingsFile> settings_file(const FlagClass& row, const EngineVersion& version) const override;
   std::span<const std::string_view> command_examples() const override { return kExamples; }
-  static constexpr std::array<std::string_view, 1> kExamples{"python -m sglang.launch_server ..."};
+  static constexpr std::array<std::string_view, 2> kExamples{"python -m sglang.launch_server ...", "python -m dynamo.sglang ..."};
   std::optional<std::string> image_version(std::string_view image) const override;
 
   static constexpr std::string_view kFlagSource =
@@ -500,6 +500,11 @@ std::optional<std::string> Sglang::emit(const EmitInputs& in) const {
 
 std::optional<CommandForm> Sglang::command_form(std::span<const std::string> argv) const {
   if (const auto at = engines::python_module(argv, "sglang.launch_server")) {
+    return CommandForm{*at, false};
+  }
+  // NVIDIA Dynamo's SGLang worker (ai-dynamo/dynamo components/src/dynamo/sglang): SGLang's ServerArgs
+  // beside Dynamo's own flags.
+  if (const auto at = engines::python_module(argv, "dynamo.sglang")) {
     return CommandForm{*at, false};
   }
   if (argv.size() >= 2 && engines::program_name(argv[0]) == "sglang" && argv[1] == "serve") {

@@ -921,8 +921,9 @@ class Vllm final : public Engine {
   std::optional<CommandForm> command_form(std::span<const std::string> argv) const override;
   std::optional<SettingsFile> settings_file(const FlagClass& row, const EngineVersion& version) const override;
   std::span<const std::string_view> command_examples() const override { return kExamples; }
-  static constexpr std::array<std::string_view, 2> kExamples{"vllm serve MODEL ...",
-                                                             "python -m vllm.entrypoints.openai.api_server ..."};
+  static constexpr std::array<std::string_view, 3> kExamples{"vllm serve MODEL ...",
+                                                             "python -m vllm.entrypoints.openai.api_server ...",
+                                                             "python -m dynamo.vllm ..."};
   std::optional<std::string> image_version(std::string_view image) const override;
   std::vector<std::string> image_entrypoint(std::string_view image) const override;
   std::optional<ChartValues> chart_values() const override;
@@ -1344,6 +1345,11 @@ std::optional<CommandForm> Vllm::command_form(std::span<const std::string> argv)
     return CommandForm{2, true};
   }
   if (const auto at = engines::python_module(argv, "vllm.entrypoints.openai.api_server")) {
+    return CommandForm{*at, false};
+  }
+  // NVIDIA Dynamo's vLLM worker (ai-dynamo/dynamo components/src/dynamo/vllm): vLLM's own engine
+  // arguments (AsyncEngineArgs.add_cli_args) beside Dynamo's, the model as --model.
+  if (const auto at = engines::python_module(argv, "dynamo.vllm")) {
     return CommandForm{*at, false};
   }
   return std::nullopt;

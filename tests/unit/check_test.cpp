@@ -226,3 +226,21 @@ TEST_CASE("host-memory KV tiers: LMCache's CPU pool per TP rank", "[check][host]
                                 "--kv-offloading-backend lmcache"))
                   .engine.host);
 }
+
+TEST_CASE("check: NVIDIA Dynamo's vLLM and SGLang workers are read with their engine's flags", "[check]") {
+  // ai-dynamo/dynamo README.md at 0016912c, "Run Dynamo": the workers take their engine's own arguments
+  // (vLLM's --model, SGLang's --model-path) beside Dynamo's, such as --discovery-backend. Qwen3-0.6B is not
+  // in the catalog, so the architecture is given (kvplan check --model).
+  const PlanRequest s = read("python3 -m dynamo.sglang --model-path Qwen/Qwen3-0.6B --discovery-backend file", "qwen3-8b");
+  CHECK(s.engine_ref().name() == std::string_view("sglang"));
+  const PlanRequest v = read(
+      "python3 -m dynamo.vllm --model Qwen/Qwen3-0.6B --discovery-backend file "
+      "--kv-events-config '{\"enable_kv_cache_events\": false}'",
+      "qwen3-8b");
+  CHECK(v.engine_ref().name() == std::string_view("vllm"));
+  for (const PlanRequest* q : {&s, &v}) {
+    // Dynamo's own flag is not the engine's: a warning that names it, not a silent guess.
+    CHECK(std::any_of(q->warnings.begin(), q->warnings.end(),
+                      [](const std::string& w) { return w.find("--discovery-backend") != std::string::npos; }));
+  }
+}
