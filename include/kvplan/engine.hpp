@@ -246,6 +246,9 @@ struct ChartValues {
 struct CommandForm {
   std::size_t args_start = 0;              // index of the first argument after the program
   bool positional_model = false;           // `vllm serve MODEL`: a model may come first
+  /// A program that runs this engine under flags kvplan does not read: the command is refused with
+  /// this reason (what it is and what to check instead). Empty: read.
+  std::string_view unread;
 };
 
 struct EngineVersion {

@@ -694,6 +694,9 @@ PlanRequest read_prefixed(const Prefix& pre, const CommandContext& ctx) {
                             "'docker run IMAGE'",
                             quote_input(cmd.empty() ? std::string() : cmd.front()), forms));
   }
+  if (!form->unread.empty()) {
+    throw Error(std::string(form->unread));
+  }
   PlanRequest q;
   q.origin = Origin::command_line;
   q.engine = engine;

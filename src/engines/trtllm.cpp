@@ -170,11 +170,21 @@ class Trtllm final : public Engine {
   EnginePrediction predict(const EngineInputs& in) const override;
   std::optional<std::string> emit(const EmitInputs& in) const override;
   std::optional<CommandForm> command_form(std::span<const std::string> argv) const override {
+    if (const auto at = engines::python_module(argv, "dynamo.trtllm")) {
+      // NVIDIA Dynamo's TensorRT-LLM worker: Dynamo's own flags (ai-dynamo/dynamo
+      // components/src/dynamo/trtllm/backend_args.py), not trtllm-serve's, and its YAML through
+      // --extra-engine-args; refused by name until they have a table of their own.
+      return CommandForm{*at, false,
+                         "python -m dynamo.trtllm (NVIDIA Dynamo's TensorRT-LLM worker) is not read yet: its flags are "
+                         "Dynamo's own (--tensor-parallel-size, --free-gpu-memory-fraction, --kv-block-size, "
+                         "--extra-engine-args FILE), not trtllm-serve's; check the equivalent trtllm-serve command line, "
+                         "or plan it with kvplan --engine trtllm"};
+    }
     if (argv.empty() || engines::program_name(argv[0]) != "trtllm-serve") {
       return std::nullopt;
     }
     const bool sub = argv.size() > 1 && argv[1] == "serve";  // trtllm-serve serve MODEL (the click subcommand)
-    return CommandForm{sub ? 2U : 1U, true};
+    return CommandForm{sub ? 2U : 1U, true, {}};
   }
   std::optional<std::string> image_version(std::string_view image) const override {
     const engines::Image i = engines::split_image(image);
