@@ -177,6 +177,10 @@ struct ArchRow {
   bool kv_sharing = false;             // the last num_kv_shared_layers layers read earlier layers' KV
   bool head_dim_forced = false;        // head_dim is always hidden_size / heads, whatever config.json says
   std::uint64_t default_context = 0;   // max_position_embeddings when the class has no such key (Falcon 2048)
+  /// vLLM names its decoder linears model.layers.N.self_attn.{qkv_proj,o_proj} and
+  /// model.layers.N.mlp.{gate_up_proj,down_proj} (vllm/model_executor/models/llama.py and the models built on it),
+  /// so a bitsandbytes skip list can be placed on its layers (bnb_kept_params).
+  bool llama_modules = false;
   ParamRule params;
 };
 

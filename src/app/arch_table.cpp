@@ -87,12 +87,14 @@ constexpr std::array<ArchRow, kRowCount> kRows = [] {
   // ---- Llama, Mistral and their direct descendants --------------------------------------------
   // Llama 2/3/3.1/3.2/3.3 (LlamaConfig, models/llama/configuration_llama.py): full attention, GQA.
   ArchRow llama = row("llama", "LlamaConfig (transformers models/llama/configuration_llama.py)");
+  llama.llama_modules = true;
   llama.defaults = kLlamaDefaults;
   llama.params.mlp_bias = false;
   rows[n++] = llama;
 
   // Mistral (MistralConfig): every layer slides when sliding_window is set (Mistral-7B-v0.1: 4096).
   ArchRow mistral = row("mistral", "MistralConfig (transformers models/mistral/configuration_mistral.py)");
+  mistral.llama_modules = true;
   mistral.layout = Layout::window_if_set;
   mistral.defaults = kMistralDefaults;
   rows[n++] = mistral;
@@ -153,6 +155,7 @@ constexpr std::array<ArchRow, kRowCount> kRows = [] {
   // ---- Qwen ----------------------------------------------------------------------------------------
   // Qwen2 / Qwen2.5 (Qwen2Config): q/k/v biases; sliding only with use_sliding_window.
   ArchRow qwen2 = row("qwen2", "Qwen2Config (transformers models/qwen2/configuration_qwen2.py)");
+  qwen2.llama_modules = true;
   qwen2.layout = Layout::qwen2_window;
   qwen2.params.qkv_bias = true;
   qwen2.defaults = kQwen2Defaults;
@@ -184,6 +187,7 @@ constexpr std::array<ArchRow, kRowCount> kRows = [] {
 
   // Qwen3 (Qwen3Config): no biases, per-head q/k RMSNorm.
   ArchRow qwen3 = row("qwen3", "Qwen3Config (transformers models/qwen3/configuration_qwen3.py)");
+  qwen3.llama_modules = true;
   qwen3.layout = Layout::qwen2_window;
   qwen3.params.qk_norm = QkNorm::per_head;
   qwen3.defaults = kQwen3Defaults;
@@ -273,11 +277,13 @@ constexpr std::array<ArchRow, kRowCount> kRows = [] {
 
   // ---- Gemma ------------------------------------------------------------------------------------
   ArchRow gemma = row("gemma", "GemmaConfig (transformers models/gemma/configuration_gemma.py)");
+  gemma.llama_modules = true;
   gemma.params.tie_default = true;
   rows[n++] = gemma;
 
   // Gemma 2 (Gemma2Config): sliding if (i + 1) % 2 else full; four norms per layer.
   ArchRow gemma2 = row("gemma2", "Gemma2Config (transformers models/gemma2/configuration_gemma2.py)");
+  gemma2.llama_modules = true;
   gemma2.layout = Layout::every_nth_full;
   gemma2.layout_default = 2;
   gemma2.params.norms_per_layer = 4;
@@ -286,6 +292,7 @@ constexpr std::array<ArchRow, kRowCount> kRows = [] {
 
   // Gemma 3 (Gemma3TextConfig): sliding unless (i + 1) % sliding_window_pattern == 0 (default 6).
   ArchRow gemma3 = row("gemma3_text", "Gemma3TextConfig (transformers models/gemma3/configuration_gemma3.py)");
+  gemma3.llama_modules = true;
   gemma3.layout = Layout::every_nth_full;
   gemma3.layout_key = "sliding_window_pattern";
   gemma3.layout_key_legacy = "_sliding_window_pattern";
@@ -341,6 +348,7 @@ constexpr std::array<ArchRow, kRowCount> kRows = [] {
 
   // Phi-3 / Phi-3.5 / Phi-4 (Phi3Config): every layer slides when sliding_window is set.
   ArchRow phi3 = row("phi3", "Phi3Config (transformers models/phi3/configuration_phi3.py)");
+  phi3.llama_modules = true;
   phi3.layout = Layout::window_if_set;
   phi3.defaults = kPhi3Defaults;
   rows[n++] = phi3;

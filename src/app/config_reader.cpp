@@ -111,18 +111,6 @@ bool bnb_skips(std::string_view path, const std::vector<std::string>& skip) {
   return false;
 }
 
-// Model types whose vLLM modules are model.layers.N.self_attn.{qkv_proj,o_proj} and
-// model.layers.N.mlp.{gate_up_proj,down_proj} (vllm/model_executor/models/llama.py and the models
-// built on it: qwen2.py, qwen3.py, mistral via llama.py, phi3.py, gemma*.py).
-bool llama_module_names(std::string_view model_type) {
-  for (std::string_view t : {"llama", "mistral", "qwen2", "qwen3", "phi3", "gemma", "gemma2", "gemma3_text"}) {
-    if (model_type == t) {
-      return true;
-    }
-  }
-  return false;
-}
-
 }  // namespace
 
 BnbKept bnb_kept_params(const ModelSpec& m, const std::vector<std::string>& skip) {
@@ -130,7 +118,9 @@ BnbKept bnb_kept_params(const ModelSpec& m, const std::vector<std::string>& skip
   const std::uint64_t layers = m.num_hidden_layers;
   const std::uint64_t heads = m.num_attention_heads;
   const std::uint64_t kv = m.dense_attention.num_key_value_heads;
-  if (!llama_module_names(m.model_type) || layers == 0 || heads == 0 || m.params.experts > 0 || !m.moe_layers.empty()) {
+  const auto rows = arch_rows();
+  const auto row = std::find_if(rows.begin(), rows.end(), [&](const ArchRow& r) { return r.model_type == m.model_type; });
+  if (row == rows.end() || !row->llama_modules || layers == 0 || heads == 0 || m.params.experts > 0 || !m.moe_layers.empty()) {
     kept.layered = false;
     return kept;
   }

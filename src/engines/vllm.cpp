@@ -401,13 +401,18 @@ std::optional<Mxfp4Padding> mxfp4_padding(const GpuArch& a, const KnobSet& s, in
 // whole on every rank (I: the padded intermediate size per rank, H: the padded hidden size).
 // `local_experts` and `intermediate` are one rank's before padding; nullopt where vLLM does not pad
 // (not MXFP4 experts, no GPU architecture, the weights' size stated).
-std::optional<std::uint64_t> mxfp4_expert_bytes(const ModelSpec& m, const EngineInputs& in,
+struct PaddedExperts {
+  std::uint64_t bytes = 0;
+  std::string_view backend;
+};
+
+std::optional<PaddedExperts> mxfp4_expert_bytes(const ModelSpec& m, const EngineInputs& in, int release,
                                                 std::uint64_t local_experts, std::uint64_t intermediate) {
   if (in.weights.experts.name != "mxfp4" || m.routed_experts == 0 || m.expert_ffn == 0 || m.hidden_size == 0 ||
       m.expert_matrices != 3 || m.params.stated_bytes > 0 || m.params.experts == 0) {
     return std::nullopt;
   }
-  const std::optional<Mxfp4Padding> pad = mxfp4_padding(in.gpu_arch, *in.knobs, release_of(in.version, in.version_text));
+  const std::optional<Mxfp4Padding> pad = mxfp4_padding(in.gpu_arch, *in.knobs, release);
   if (!pad) {
     return std::nullopt;
   }
@@ -424,7 +429,7 @@ std::optional<std::uint64_t> mxfp4_expert_bytes(const ModelSpec& m, const Engine
     w13 = sat_add(w13, sat_mul(round_up(2 * i, 256), round_up(hp / 32, 2)));  // the swizzled copies of the scales
     w2 = sat_add(w2, sat_mul(round_up(hp, 256), round_up(i / 32, 2)));
   }
-  return sat_mul(sat_mul(layers, local_experts), sat_add(w13, w2));
+  return PaddedExperts{sat_mul(sat_mul(layers, local_experts), sat_add(w13, w2)), pad->backend};
 }
 
 // How torch names those GPUs and their compute capability, for vLLM's own messages.
@@ -1030,7 +1035,7 @@ EnginePrediction Vllm::predict(const EngineInputs& in) const {
 
   const std::uint64_t offload = s.number(cpu_offload_gb).value_or(0);
   std::uint64_t sharded = weight_bytes_per_gpu(m.params, in.weights, in.tensor_parallel);
-  std::optional<std::uint64_t> padded_experts;
+  std::optional<PaddedExperts> padded_experts;
   if (m.params.experts > 0) {
     ParamCounts experts;
     experts.experts = m.params.experts;
@@ -1041,12 +1046,13 @@ EnginePrediction Vllm::predict(const EngineInputs& in) const {
       // Expert parallelism spreads the routed experts over every GPU of tp × dp (vLLM's EP group),
       // each whole: its intermediate size is not split.
       const std::uint64_t ep = std::uint64_t{in.tensor_parallel} * in.data_parallel;
-      padded_experts = mxfp4_expert_bytes(m, in, ceil_div(m.routed_experts, ep), m.expert_ffn);
-      sharded = sat_add(sat_sub(sharded, expert_bytes), padded_experts.value_or(ceil_div(expert_bytes, in.data_parallel)));
+      padded_experts = mxfp4_expert_bytes(m, in, release, ceil_div(m.routed_experts, ep), m.expert_ffn);
+      sharded = sat_add(sat_sub(sharded, expert_bytes),
+                        padded_experts ? padded_experts->bytes : ceil_div(expert_bytes, in.data_parallel));
     } else {
-      padded_experts = mxfp4_expert_bytes(m, in, m.routed_experts, ceil_div(m.expert_ffn, in.tensor_parallel));
+      padded_experts = mxfp4_expert_bytes(m, in, release, m.routed_experts, ceil_div(m.expert_ffn, in.tensor_parallel));
       if (padded_experts) {
-        sharded = sat_add(sat_sub(sharded, expert_bytes), *padded_experts);
+        sharded = sat_add(sat_sub(sharded, expert_bytes), padded_experts->bytes);
       }
     }
   }
@@ -1109,7 +1115,7 @@ EnginePrediction Vllm::predict(const EngineInputs& in) const {
           {"requested_memory_bytes", "Requested memory", Cell::bytes(requested), "ceil(total × utilization)"},
           {"weights_bytes", "− Model weights", Cell::bytes(weights),
            fmt::format("\"Model loading took\"{}{}",
-                       padded_experts ? fmt::format(", MXFP4 experts padded for {}", mxfp4_padding(in.gpu_arch, s, release)->backend)
+                       padded_experts ? fmt::format(", MXFP4 experts padded for {}", padded_experts->backend)
                                       : "",
                        offload > 0 ? fmt::format(", less --cpu-offload-gb {}", format_bytes(offload)) : "")},
           {"activation_peak_bytes", "− Torch peak increase", Cell::bytes(activations),
