@@ -19,6 +19,14 @@
 
 namespace kvplan {
 
+/// A file a manifest puts in the container (a ConfigMap's key, mounted at `path`), readable as a settings file.
+struct MountedFile {
+  std::string path;   // where the container sees it: /opt/dynamo/configs/config.yaml
+  std::string text;
+  std::string label;  // for messages: the manifest's path
+  std::uint32_t first_line = 1;  // the manifest's line of the text's first line
+};
+
 struct CommandContext {
   std::optional<Hardware> hardware;        // kvplan check --gpu/--vram: the machine it runs on
   std::optional<ModelChoice> model;        // kvplan check --model/--config: the architecture, when given
@@ -31,6 +39,8 @@ struct CommandContext {
   /// A manifest's volumes as the container sees them: (mount path, what is mounted there:
   /// "volume 'llm' (hostPath /llm-folder)"); a model under one of them is named with it.
   std::vector<std::pair<std::string, std::string>> mounts;
+  /// Settings files the manifest itself holds, at the paths the container sees them.
+  std::vector<MountedFile> files;
 };
 
 /// Reads one command line (already split into words). Throws kvplan::Error naming the flag for what

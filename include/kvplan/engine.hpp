@@ -192,7 +192,14 @@ struct FlagClass {
   Memory memory = Memory::none;
   std::string why;
   std::string source;
+  /// The knob a modelled flag sets, where the table says so (a wrapper's table, whose spellings are not
+  /// the knobs' own: Dynamo's --tensor-parallel-size for TensorRT-LLM's tp_size); else the knob whose
+  /// flags hold one of the spellings.
+  std::string knob;
 };
+
+/// A flag-class table (TSV) parsed once; `engine` names it in errors.
+const std::vector<FlagClass>& flag_table_rows(std::string_view table, std::string_view engine);
 
 /// A flag whose value names a YAML file of more of the engine's settings (vLLM's and SGLang's
 /// --config, trtllm-serve's --extra_llm_api_options), and how the engine's release reads that file.
@@ -216,6 +223,8 @@ struct SettingsFile {
   Booleans booleans = Booleans::switches;
   bool lists_as_words = true;     // `key: [a, b]` is --key a b (else one word, Python's str of the list)
   bool maps_as_json = true;       // `key: {a: 1}` is --key '{"a": 1}' (else Python's str of the dict)
+  bool inline_text = false;       // the flag's value is the settings themselves (a JSON object), not a path
+  bool applies_last = false;      // merged over everything else, settings files included
   std::string_view source;        // where the engine reads the file, in the release that reads it so
 };
 
@@ -249,6 +258,12 @@ struct CommandForm {
   /// A program that runs this engine under flags kvplan does not read: the command is refused with
   /// this reason (what it is and what to check instead). Empty: read.
   std::string_view unread;
+  /// The program's own flag-class table, where it is not the engine's server (a wrapper such as
+  /// Dynamo's worker); empty: the engine's flag_table().
+  std::string_view flags;
+  /// Flags PREFIX.PATH VALUE that set the option PATH of the engine's option table, merged last
+  /// (Dynamo's --trtllm.kv_cache_config.free_gpu_memory_fraction 0.7); empty: none.
+  std::string_view option_prefix;
 };
 
 struct EngineVersion {

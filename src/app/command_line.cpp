@@ -195,8 +195,9 @@ struct FlagMatch {
   std::string spelling;
 };
 
-FlagMatch find_flag(const Engine& e, const std::string& flag) {
-  const std::vector<FlagClass>& rows = e.flag_classes();
+using FlagRows = std::vector<FlagClass>;
+
+FlagMatch find_flag(const FlagRows& rows, const std::string& flag) {
   for (const FlagClass& row : rows) {
     if (std::find(row.spellings.begin(), row.spellings.end(), flag) != row.spellings.end()) {
       return {&row, false, flag};
@@ -209,12 +210,12 @@ FlagMatch find_flag(const Engine& e, const std::string& flag) {
 }
 
 // argparse's allow_abbrev: a unique prefix of a long flag is that flag.
-std::vector<FlagMatch> prefix_matches(const Engine& e, const std::string& flag) {
+std::vector<FlagMatch> prefix_matches(const FlagRows& rows, const std::string& flag) {
   std::vector<FlagMatch> out;
   if (flag.rfind("--", 0) != 0) {
     return out;
   }
-  for (const FlagClass& row : e.flag_classes()) {
+  for (const FlagClass& row : rows) {
     for (const std::string& s : row.spellings) {
       if (s.rfind("--", 0) == 0 && s.rfind(flag, 0) == 0) {
         out.push_back({&row, false, s});
@@ -231,7 +232,11 @@ std::vector<FlagMatch> prefix_matches(const Engine& e, const std::string& flag) 
   return out;
 }
 
+// The knob a modelled row sets: the one its table names, else the knob whose flags hold one of its spellings.
 std::optional<std::size_t> knob_of(const Engine& e, const FlagClass& row) {
+  if (!row.knob.empty()) {
+    return e.knob_index(row.knob);
+  }
   const std::span<const Knob> all = e.knobs();
   for (std::size_t i = 0; i < all.size(); ++i) {
     for (std::string_view rest = all[i].flags; !rest.empty();) {
@@ -246,9 +251,9 @@ std::optional<std::size_t> knob_of(const Engine& e, const FlagClass& row) {
   return std::nullopt;
 }
 
-std::vector<std::string> all_spellings(const Engine& e) {
+std::vector<std::string> all_spellings(const FlagRows& rows) {
   std::vector<std::string> out;
-  for (const FlagClass& row : e.flag_classes()) {
+  for (const FlagClass& row : rows) {
     out.insert(out.end(), row.spellings.begin(), row.spellings.end());
   }
   return out;
@@ -386,8 +391,16 @@ std::string settings_path(const CommandContext& ctx, const std::string& path) {
 // engine makes of it) into knob values as text.
 class FlagReader {
  public:
-  FlagReader(const Engine& engine, const CommandContext& ctx, PlanRequest& q)
-      : engine_(engine), ctx_(ctx), q_(q), caps_(engine.capabilities()) {}
+  FlagReader(const Engine& engine, const CommandForm& form, const CommandContext& ctx, PlanRequest& q)
+      : engine_(engine),
+        rows_(form.flags.empty() ? engine.flag_classes() : flag_table_rows(form.flags, engine.name())),
+        option_prefix_(form.option_prefix),
+        ctx_(ctx),
+        q_(q),
+        caps_(engine.capabilities()) {}
+
+  /// The settings merged over all the others (SettingsFile::applies_last, the option-prefix flags), in order.
+  std::vector<TypedText>& last() { return last_; }
 
   void read(std::span<const std::string> cmd, std::size_t i, const std::string& where, std::vector<TypedText>& typed,
             std::vector<TypedText>& under, std::vector<TypedText>& over, bool in_file) {
@@ -409,9 +422,23 @@ class FlagReader {
         value = name.substr(sp + 1);  // -O3 -> --optimization-level 3
         name = name.substr(0, sp);
       }
-      FlagMatch m = find_flag(engine_, name);
+      if (!option_prefix_.empty() && name.size() > option_prefix_.size() && name.rfind(option_prefix_, 0) == 0) {
+        // PREFIX.PATH VALUE: the option PATH of the engine's option table.
+        if (!value) {
+          if (i + 1 >= cmd.size()) {
+            throw Error(fmt::format("{}: flag {} needs a value", where, quote_input(flag)));
+          }
+          value = cmd[++i];
+        }
+        SettingsEntry e;
+        e.key = name.substr(option_prefix_.size());
+        e.value.text = *value;
+        read_option(e, fmt::format("{}: {}", where, flag), last_);
+        continue;
+      }
+      FlagMatch m = find_flag(rows_, name);
       if (m.row == nullptr && caps_.abbreviations) {
-        const std::vector<FlagMatch> prefixes = prefix_matches(engine_, name);
+        const std::vector<FlagMatch> prefixes = prefix_matches(rows_, name);
         if (prefixes.size() == 1) {
           m = prefixes.front();
         } else if (prefixes.size() > 1) {
@@ -430,7 +457,7 @@ class FlagReader {
       if (m.row == nullptr) {
         const std::string message = fmt::format("{}: unknown flag {} for {} {}{}", where, quote_input(flag),
                                                 engine_.display(), q_.version.text,
-                                                did_you_mean(name, all_spellings(engine_)));
+                                                did_you_mean(name, all_spellings(rows_)));
         if (ctx_.strict) {
           throw Error(message + " (--strict)");
         }
@@ -479,8 +506,11 @@ class FlagReader {
                                             "ignores {}={} and the settings in it; kvplan does too ({})",
                                             where, engine_.display(), q_.version.text, flag, flag,
                                             value.value_or(""), file->source));
+        } else if (file->inline_text) {
+          read_inline_settings(*file, flag, value.value_or(""), where, file->applies_last ? last_ : file->file_wins ? over : under);
         } else {
-          read_settings(*file, flag, value.value_or(""), where, file->file_wins ? over : under);
+          read_settings(*file, flag, value.value_or(""), where,
+                        file->applies_last ? last_ : file->file_wins ? over : under);
         }
         continue;
       }
@@ -522,6 +552,16 @@ class FlagReader {
         return;
       }
     }
+    for (const MountedFile& f : ctx_.files) {
+      if (f.path == path) {
+        std::vector<SettingsEntry> entries = read_settings_yaml(f.text, f.label, file.keys == SettingsFile::Keys::options);
+        for (SettingsEntry& e : entries) {
+          e.line += f.first_line - 1;  // the manifest's own line
+        }
+        read_entries(file, entries, f.label, out);
+        return;
+      }
+    }
     const std::string on_disk = settings_path(ctx_, path);
     std::error_code ec;
     if (!std::filesystem::exists(on_disk, ec)) {
@@ -533,8 +573,22 @@ class FlagReader {
     }
     const std::string& label = on_disk;
     const std::string text = read_bounded_file(on_disk, kMaxDeploymentBytes, "settings file");
-    const std::vector<SettingsEntry> entries =
-        read_settings_yaml(text, label, file.keys == SettingsFile::Keys::options);
+    read_entries(file, read_settings_yaml(text, label, file.keys == SettingsFile::Keys::options), label, out);
+  }
+
+  // Settings given on the command line itself (a JSON object as the flag's value: Dynamo's
+  // --override-engine-args), read as a settings file's text.
+  void read_inline_settings(const SettingsFile& file, const std::string& flag, const std::string& text,
+                            const std::string& where, std::vector<TypedText>& out) {
+    const std::string label = fmt::format("{}: {}", where, flag);
+    if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
+      return;  // "": none (the flag's default)
+    }
+    read_entries(file, read_settings_yaml(text, label, file.keys == SettingsFile::Keys::options), label, out);
+  }
+
+  void read_entries(const SettingsFile& file, const std::vector<SettingsEntry>& entries, const std::string& label,
+                    std::vector<TypedText>& out) {
     std::vector<TypedText> none;
     for (const SettingsEntry& e : entries) {
       const std::string at = fmt::format("{}:{}", label, e.line);
@@ -563,7 +617,7 @@ class FlagReader {
           return {flag, v.flag ? "True" : "False"};
         }
         if (file.booleans == SettingsFile::Booleans::valued) {
-          const FlagMatch m = find_flag(engine_, engine_.normalize_flag(flag));
+          const FlagMatch m = find_flag(rows_, engine_.normalize_flag(flag));
           if (m.row != nullptr && !m.negated && m.row->arity != FlagClass::Arity::flag) {
             return {flag, v.flag ? "true" : "false"};
           }
@@ -573,7 +627,7 @@ class FlagReader {
         }
         if (file.booleans == SettingsFile::Booleans::negating) {
           const std::string negation = "--no-" + key;  // as written: the parser's own spelling
-          if (const FlagMatch m = find_flag(engine_, negation); m.row != nullptr && m.negated) {
+          if (const FlagMatch m = find_flag(rows_, negation); m.row != nullptr && m.negated) {
             return {negation};
           }
         }
@@ -663,10 +717,13 @@ class FlagReader {
   }
 
   const Engine& engine_;
+  const FlagRows& rows_;
+  std::string_view option_prefix_;
   const CommandContext& ctx_;
   PlanRequest& q_;
   Capabilities caps_;
   std::vector<const OptionClass*> warned_;
+  std::vector<TypedText> last_;
 };
 
 PlanRequest read_prefixed(const Prefix& pre, const CommandContext& ctx) {
@@ -742,7 +799,7 @@ PlanRequest read_prefixed(const Prefix& pre, const CommandContext& ctx) {
       }
     }
   }
-  FlagReader reader{*engine, ctx, q};
+  FlagReader reader{*engine, *form, ctx, q};
   std::size_t i = form->args_start;
   if (form->positional_model && i < cmd.size() && !cmd[i].empty() && cmd[i].front() != '-') {
     // `vllm serve MODEL`: the positional model wins over a settings file's `model` (vLLM's _pull_args_from_config).
@@ -756,6 +813,7 @@ PlanRequest read_prefixed(const Prefix& pre, const CommandContext& ctx) {
   reader.read(cmd, i, where, typed, below, above, false);
   typed.insert(typed.begin(), std::make_move_iterator(below.begin()), std::make_move_iterator(below.end()));
   typed.insert(typed.end(), std::make_move_iterator(above.begin()), std::make_move_iterator(above.end()));
+  typed.insert(typed.end(), std::make_move_iterator(reader.last().begin()), std::make_move_iterator(reader.last().end()));
   for (const auto& [index, text, origin] : typed) {
     const Knob& k = engine->knobs()[index];
     const std::string flag = k.flags.empty() ? std::string(k.key) : std::string(k.flags.substr(0, k.flags.find(' ')));

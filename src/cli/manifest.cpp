@@ -84,6 +84,7 @@ struct Workload {
   bool gpu_type_from_skypilot = false;
   std::vector<std::string> warnings;
   std::map<std::string, std::string> volumes;  // the pod's volumes: name -> what it is
+  std::map<std::string, std::string> config_map_volumes;  // the pod's configMap volumes: name -> ConfigMap
   std::string count_key = "nvidia.com/gpu";  // where the GPU count is set, for fixes that change it
 };
 
@@ -179,6 +180,14 @@ class Reader {
       }
     }
   }
+
+  /// The ConfigMaps of the file: name -> its data keys (key, text, line of the text).
+  struct ConfigData {
+    std::string key;
+    std::string text;
+    std::uint32_t line = 1;
+  };
+  std::map<std::string, std::vector<ConfigData>> config_maps;
 
  private:
   std::string path_;
@@ -330,14 +339,8 @@ void read_gpu_hints(Reader& r, const YAML::Node& pod_spec, Workload& w) {
 }
 
 // A pod template ({metadata, spec}) or a pod's spec.
-void read_pod(Reader& r, const YAML::Node& tmpl, Workload& w, bool is_template) {
-  const YAML::Node spec = is_template ? r.get(tmpl, "spec") : tmpl;
-  if (is_template) {
-    read_annotations(r, r.get(r.get(tmpl, "metadata"), "annotations"), w);
-  }
-  r.each(r.get(spec, "containers"), [&](const YAML::Node& c) { w.containers.push_back(read_container_node(r, c)); });
-  read_gpu_hints(r, spec, w);
-  // What each volume is, for naming a model that lives on one.
+// What each volume of a pod is, for naming a model that lives on one, and which hold a ConfigMap.
+void read_volumes(Reader& r, const YAML::Node& spec, Workload& w) {
   r.each(r.get(spec, "volumes"), [&](const YAML::Node& v) {
     const std::optional<std::string> name = r.optional_scalar(v, "name");
     if (!name) {
@@ -348,9 +351,22 @@ void read_pod(Reader& r, const YAML::Node& tmpl, Workload& w, bool is_template) 
       what += " (hostPath " + *path + ")";
     } else if (const auto claim = r.optional_scalar(r.get(v, "persistentVolumeClaim"), "claimName")) {
       what += " (persistentVolumeClaim " + *claim + ")";
+    } else if (const auto map = r.optional_scalar(r.get(v, "configMap"), "name")) {
+      what += " (configMap " + *map + ")";
+      w.config_map_volumes[*name] = *map;
     }
     w.volumes[*name] = what;
   });
+}
+
+void read_pod(Reader& r, const YAML::Node& tmpl, Workload& w, bool is_template) {
+  const YAML::Node spec = is_template ? r.get(tmpl, "spec") : tmpl;
+  if (is_template) {
+    read_annotations(r, r.get(r.get(tmpl, "metadata"), "annotations"), w);
+  }
+  r.each(r.get(spec, "containers"), [&](const YAML::Node& c) { w.containers.push_back(read_container_node(r, c)); });
+  read_gpu_hints(r, spec, w);
+  read_volumes(r, spec, w);
 }
 
 // ---- Kinds ----------------------------------------------------------------------------------------
@@ -493,6 +509,7 @@ void read_dynamo(Reader& r, const YAML::Node& doc, std::vector<Workload>& out) {
     });
     w.containers.push_back(std::move(c));
     read_gpu_hints(r, pod, w);
+    read_volumes(r, pod, w);
     out.push_back(std::move(w));
   });
 }
@@ -573,8 +590,17 @@ void read_kubernetes(Reader& r, const YAML::Node& doc, const std::string& kind, 
   } else if (kind == "DynamoGraphDeployment") {
     read_dynamo(r, doc, out);
     return;
+  } else if (kind == "ConfigMap") {
+    // Its keys are files to the pods that mount it (a settings file named on a command line).
+    const std::string name = r.optional_scalar(r.get(doc, "metadata"), "name").value_or("");
+    r.each_pair(r.get(doc, "data"), [&](const std::string& key, const YAML::Node& v) {
+      if (is_scalar(v) && !name.empty()) {
+        r.config_maps[name].push_back({key, r.value(v), r.content_line(v)});
+      }
+    });
+    return;
   } else {
-    return;  // Service, ConfigMap, ...: nothing to check
+    return;  // Service, ...: nothing to check
   }
   out.push_back(std::move(w));
 }
@@ -1258,6 +1284,14 @@ void fill_entry(ManifestEntry& e, Reader& r, const Workload& w, const Container&
   for (const auto& [path, volume] : c.mounts) {
     const auto it = w.volumes.find(volume);
     ctx.mounts.emplace_back(path, it != w.volumes.end() ? it->second : "volume '" + volume + "'");
+    // A ConfigMap of this file, mounted: each of its keys is a file under the mount path.
+    const auto map = w.config_map_volumes.find(volume);
+    const auto data = map != w.config_map_volumes.end() ? r.config_maps.find(map->second) : r.config_maps.end();
+    if (data != r.config_maps.end()) {
+      for (const Reader::ConfigData& f : data->second) {
+        ctx.files.push_back({path + (!path.empty() && path.back() == '/' ? "" : "/") + f.key, f.text, r.path(), f.line});
+      }
+    }
   }
   if (const auto it = w.annotations.find("kvplan.io/model"); it != w.annotations.end()) {
     try {

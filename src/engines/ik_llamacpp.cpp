@@ -224,14 +224,14 @@ class IkLlamacpp final : public Engine {
         argv[0].find("ik_llama") == std::string::npos) {
       return std::nullopt;
     }
-    return CommandForm{1, false, {}};
+    return CommandForm{1, false, {}, {}, {}};
   }
   // Any llama-server, when --engine ik_llamacpp says which one it is.
   std::optional<CommandForm> named_command_form(std::span<const std::string> argv) const override {
     if (argv.empty() || engines::program_name(argv[0]) != "llama-server") {
       return std::nullopt;
     }
-    return CommandForm{1, false, {}};
+    return CommandForm{1, false, {}, {}, {}};
   }
   std::span<const std::string_view> command_examples() const override { return kExamples; }
 

@@ -116,11 +116,13 @@ std::optional<Memory> memory_class(const std::string& text) {
 std::vector<FlagClass> parse_flag_table(std::string_view table, std::string_view engine) {
   std::vector<FlagClass> rows;
   for (const auto& [line_no, cols] : table_rows(table)) {
-    if (cols.size() != 5 || (cols[1] != "value" && cols[1] != "flag" && cols[1] != "list" && cols[1] != "optional") ||
-        !memory_class(cols[2])) {
+    if ((cols.size() != 5 && cols.size() != 6) ||
+        (cols[1] != "value" && cols[1] != "flag" && cols[1] != "list" && cols[1] != "optional") ||
+        !memory_class(cols[2]) || (cols.size() == 6 && cols[5] != "-" && cols[2] != "modelled")) {
       // A malformed table is a build defect, caught by the engine tests.
-      throw Error(fmt::format("{} flag table, line {}: expected 5 tab-separated columns "
-                              "(flags, value|flag|list|optional, modelled|unmodelled|none, why, source)",
+      throw Error(fmt::format("{} flag table, line {}: expected 5 or 6 tab-separated columns "
+                              "(flags, value|flag|list|optional, modelled|unmodelled|none, why, source[, knob or -]), "
+                              "a knob only on modelled rows",
                               engine, line_no));
     }
     FlagClass row;
@@ -140,6 +142,9 @@ std::vector<FlagClass> parse_flag_table(std::string_view table, std::string_view
     row.memory = *memory_class(cols[2]);
     row.why = cols[3];
     row.source = cols[4];
+    if (cols.size() == 6 && cols[5] != "-") {
+      row.knob = cols[5];
+    }
     rows.push_back(std::move(row));
   }
   return rows;
@@ -195,6 +200,18 @@ const std::vector<Row>& parsed_once(const Engine* e, std::vector<Row> (*parse)(s
 
 const std::vector<FlagClass>& Engine::flag_classes() const {
   return parsed_once(this, parse_flag_table, flag_table());
+}
+
+const std::vector<FlagClass>& flag_table_rows(std::string_view table, std::string_view engine) {
+  // Keyed by the table's text: the tables are string constants of the build.
+  static std::mutex mutex;
+  static std::map<const char*, std::vector<FlagClass>> cache;
+  const std::lock_guard lock(mutex);
+  auto it = cache.find(table.data());
+  if (it == cache.end()) {
+    it = cache.emplace(table.data(), parse_flag_table(table, engine)).first;
+  }
+  return it->second;
 }
 
 const std::vector<OptionClass>& Engine::option_classes() const {

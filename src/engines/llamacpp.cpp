@@ -266,7 +266,7 @@ class Llamacpp final : public Engine {
     if (argv.empty() || engines::program_name(argv[0]) != "llama-server" || argv[0].find("ik_llama") != std::string::npos) {
       return std::nullopt;
     }
-    return CommandForm{1, false, {}};
+    return CommandForm{1, false, {}, {}, {}};
   }
   std::optional<std::string> image_version(std::string_view image) const override {
     const engines::Image i = engines::split_image(image);

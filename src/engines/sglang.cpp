@@ -500,15 +500,15 @@ std::optional<std::string> Sglang::emit(const EmitInputs& in) const {
 
 std::optional<CommandForm> Sglang::command_form(std::span<const std::string> argv) const {
   if (const auto at = engines::python_module(argv, "sglang.launch_server")) {
-    return CommandForm{*at, false, {}};
+    return CommandForm{*at, false, {}, {}, {}};
   }
   // NVIDIA Dynamo's SGLang worker (ai-dynamo/dynamo components/src/dynamo/sglang): SGLang's ServerArgs
   // beside Dynamo's own flags.
   if (const auto at = engines::python_module(argv, "dynamo.sglang")) {
-    return CommandForm{*at, false, {}};
+    return CommandForm{*at, false, {}, {}, {}};
   }
   if (argv.size() >= 2 && engines::program_name(argv[0]) == "sglang" && argv[1] == "serve") {
-    return CommandForm{2, false, {}};
+    return CommandForm{2, false, {}, {}, {}};
   }
   return std::nullopt;
 }

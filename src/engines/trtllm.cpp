@@ -16,6 +16,7 @@
 #include "kvplan/engine.hpp"
 #include "kvplan/quantity.hpp"
 #include "kvplan/units.hpp"
+#include "dynamo_trtllm_flags.hpp"
 #include "trtllm_flags.hpp"
 #include "trtllm_options_flags.hpp"
 
@@ -156,35 +157,47 @@ class Trtllm final : public Engine {
   // specified by trtllm-serve"). Main from 0004396 lets a flag the command line gives explicitly win instead.
   std::optional<SettingsFile> settings_file(const FlagClass& row, const EngineVersion& version) const override {
     (void)version;
-    if (row.spellings.empty() || row.spellings.front() != "--config") {
+    if (row.spellings.empty()) {
       return std::nullopt;
     }
     SettingsFile f;
     f.keys = SettingsFile::Keys::options;
     f.file_wins = true;
-    f.source = "tensorrt_llm/commands/serve.py serve; tensorrt_llm/llmapi/llm_args.py "
-               "update_llm_args_with_extra_options";
-    return f;
+    if (row.spellings.front() == "--config") {
+      f.source = "tensorrt_llm/commands/serve.py serve; tensorrt_llm/llmapi/llm_args.py "
+                 "update_llm_args_with_extra_options";
+      return f;
+    }
+    // Dynamo's worker (python -m dynamo.trtllm): --extra-engine-args FILE is merged over the arg_map its flags
+    // built (update_llm_args_with_extra_options), and --override-engine-args JSON deep-merged over both
+    // (deep_update); components/src/dynamo/trtllm/workers/llm_worker.py init_llm_worker.
+    if (row.spellings.front() == "--extra-engine-args") {
+      f.source = "ai-dynamo/dynamo components/src/dynamo/trtllm/workers/llm_worker.py init_llm_worker";
+      return f;
+    }
+    if (row.spellings.front() == "--override-engine-args") {
+      f.inline_text = true;
+      f.applies_last = true;
+      f.source = "ai-dynamo/dynamo components/src/dynamo/trtllm/workers/llm_worker.py init_llm_worker (deep_update)";
+      return f;
+    }
+    return std::nullopt;
   }
   std::string_view option_table() const override { return engines::kTrtllmOptions; }
   EnginePrediction predict(const EngineInputs& in) const override;
   std::optional<std::string> emit(const EmitInputs& in) const override;
   std::optional<CommandForm> command_form(std::span<const std::string> argv) const override {
     if (const auto at = engines::python_module(argv, "dynamo.trtllm")) {
-      // NVIDIA Dynamo's TensorRT-LLM worker: Dynamo's own flags (ai-dynamo/dynamo
-      // components/src/dynamo/trtllm/backend_args.py), not trtllm-serve's, and its YAML through
-      // --extra-engine-args; refused by name until they have a table of their own.
-      return CommandForm{*at, false,
-                         "python -m dynamo.trtllm (NVIDIA Dynamo's TensorRT-LLM worker) is not read yet: its flags are "
-                         "Dynamo's own (--tensor-parallel-size, --free-gpu-memory-fraction, --kv-block-size, "
-                         "--extra-engine-args FILE), not trtllm-serve's; check the equivalent trtllm-serve command line, "
-                         "or plan it with kvplan --engine trtllm"};
+      // NVIDIA Dynamo's TensorRT-LLM worker: Dynamo's own flags (its table), which build TensorRT-LLM's LLM API
+      // arguments, and --trtllm.PATH VALUE for any option (components/src/dynamo/trtllm/args.py parse_args,
+      // dynamic_flags.py), merged last like --override-engine-args.
+      return CommandForm{*at, false, {}, engines::kDynamoTrtllmFlags, "--trtllm."};
     }
     if (argv.empty() || engines::program_name(argv[0]) != "trtllm-serve") {
       return std::nullopt;
     }
     const bool sub = argv.size() > 1 && argv[1] == "serve";  // trtllm-serve serve MODEL (the click subcommand)
-    return CommandForm{sub ? 2U : 1U, true, {}};
+    return CommandForm{sub ? 2U : 1U, true, {}, {}, {}};
   }
   std::optional<std::string> image_version(std::string_view image) const override {
     const engines::Image i = engines::split_image(image);
@@ -198,7 +211,7 @@ class Trtllm final : public Engine {
 
  private:
   static constexpr std::array<std::string_view, 2> kAliases{"tensorrt-llm", "tensorrt_llm"};
-  static constexpr std::array<std::string_view, 1> kExamples{"trtllm-serve MODEL ..."};
+  static constexpr std::array<std::string_view, 2> kExamples{"trtllm-serve MODEL ...", "python -m dynamo.trtllm ..."};
 };
 
 EnginePrediction Trtllm::predict(const EngineInputs& in) const {

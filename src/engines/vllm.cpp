@@ -1348,15 +1348,15 @@ std::optional<SettingsFile> Vllm::settings_file(const FlagClass& row, const Engi
 
 std::optional<CommandForm> Vllm::command_form(std::span<const std::string> argv) const {
   if (argv.size() >= 2 && engines::program_name(argv[0]) == "vllm" && argv[1] == "serve") {
-    return CommandForm{2, true, {}};
+    return CommandForm{2, true, {}, {}, {}};
   }
   if (const auto at = engines::python_module(argv, "vllm.entrypoints.openai.api_server")) {
-    return CommandForm{*at, false, {}};
+    return CommandForm{*at, false, {}, {}, {}};
   }
   // NVIDIA Dynamo's vLLM worker (ai-dynamo/dynamo components/src/dynamo/vllm): vLLM's own engine
   // arguments (AsyncEngineArgs.add_cli_args) beside Dynamo's, the model as --model.
   if (const auto at = engines::python_module(argv, "dynamo.vllm")) {
-    return CommandForm{*at, false, {}};
+    return CommandForm{*at, false, {}, {}, {}};
   }
   return std::nullopt;
 }

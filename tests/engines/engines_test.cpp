@@ -114,6 +114,39 @@ TEST_CASE("a flag table names only flags the engine has, and every flag it has",
   }
 }
 
+TEST_CASE("a wrapper's flag table (Dynamo's TensorRT-LLM worker) names only its flags, and its modelled rows set knobs",
+          "[engines]") {
+  // python -m dynamo.trtllm reads Dynamo's own flags (CommandForm::flags), listed in tests/engines/flags/dynamo-trtllm.flags
+  // from its argument groups; each modelled row names a TensorRT-LLM knob, or a settings file the engine reads.
+  const kvplan::Engine* e = kvplan::find_engine("trtllm");
+  REQUIRE(e != nullptr);
+  const std::vector<std::string> argv{"python3", "-m", "dynamo.trtllm"};
+  const auto form = e->command_form(argv);
+  REQUIRE(form.has_value());
+  REQUIRE_FALSE(form->flags.empty());
+  CHECK(form->unread.empty());
+  const std::set<std::string> has = engine_flag_list("dynamo-trtllm.flags");
+  std::set<std::string> table;
+  const kvplan::EngineVersion version = kvplan::parse_engine_version(*e, e->default_version());
+  for (const kvplan::FlagClass& row : kvplan::flag_table_rows(form->flags, "dynamo.trtllm")) {
+    table.insert(row.spellings.begin(), row.spellings.end());
+    table.insert(row.negations.begin(), row.negations.end());
+    if (row.memory == kvplan::Memory::modelled) {
+      const bool names_file = e->settings_file(row, version).has_value();
+      INFO("modelled row " << row.spellings.front() << " names knob '" << row.knob << "'");
+      CHECK((row.knob.empty() ? false : e->knob_index(row.knob).has_value()) != names_file);
+    }
+  }
+  for (const std::string& f : table) {
+    INFO("the table names " << f << ", which dynamo-trtllm.flags does not list");
+    CHECK(has.count(f) == 1);
+  }
+  for (const std::string& f : has) {
+    INFO("Dynamo's worker has " << f << ", which the table does not class");
+    CHECK(table.count(f) == 1);
+  }
+}
+
 TEST_CASE("an option table names only options the engine has, and every one it has; its modelled rows are knobs",
           "[engines]") {
   // TensorRT-LLM's LLM API options (trtllm-serve --config YAML): llm_args.py's fields, listed in

@@ -243,12 +243,9 @@ TEST_CASE("check: NVIDIA Dynamo's vLLM and SGLang workers are read with their en
     CHECK(std::any_of(q->warnings.begin(), q->warnings.end(),
                       [](const std::string& w) { return w.find("--discovery-backend") != std::string::npos; }));
   }
-  // The TensorRT-LLM worker's flags are Dynamo's own, not trtllm-serve's: refused by name.
-  try {
-    (void)read("python3 -m dynamo.trtllm --model-path Qwen/Qwen3-0.6B --discovery-backend file", "qwen3-8b");
-    FAIL("python3 -m dynamo.trtllm was read");
-  } catch (const kvplan::Error& e) {
-    CHECK(std::string(e.what()).find("python -m dynamo.trtllm (NVIDIA Dynamo's TensorRT-LLM worker) is not read yet") !=
-          std::string::npos);
-  }
+  // The TensorRT-LLM worker's flags are Dynamo's own, not trtllm-serve's: read with its own table, where
+  // --discovery-backend is a flag it has (tests/unit/settings_file_test.cpp reads its settings files).
+  const PlanRequest t = read("python3 -m dynamo.trtllm --model-path Qwen/Qwen3-0.6B --discovery-backend file", "qwen3-8b");
+  CHECK(t.engine_ref().display() == std::string_view("TensorRT-LLM"));
+  CHECK(t.warnings.empty());
 }

@@ -110,6 +110,55 @@ TEST_CASE("SGLang --config: the docs' example file", "[settings]") {
   CHECK(cli.tp == 4u);  // "CLI arguments will override config file values."
 }
 
+TEST_CASE("Dynamo's TensorRT-LLM worker: its flags, then --extra-engine-args, then --override-engine-args and --trtllm.*",
+          "[settings]") {
+  // ai-dynamo/dynamo examples/backends/trtllm/launch/agg_router.sh (15bb5238), its worker with the script's defaults
+  // (MODEL_PATH Qwen/Qwen3-0.6B, AGG_ENGINE_ARGS engine_configs/qwen3/agg.yaml, copied here); Qwen3-0.6B is not in
+  // the catalog, so the architecture is given.
+  const std::string worker =
+      "python3 -m dynamo.trtllm --model-path Qwen/Qwen3-0.6B --served-model-name Qwen/Qwen3-0.6B "
+      "--extra-engine-args dynamo-trtllm-qwen3-agg.yaml --publish-events-and-metrics";
+  const kvplan::PlanRequest q = read(worker, "qwen3-8b");
+  CHECK(q.engine_ref().display() == std::string_view("TensorRT-LLM"));
+  CHECK(q.tp == 1u);
+  CHECK(knob(q, "max_batch_size") == 16u);                 // max_batch_size: 16
+  CHECK(knob(q, "max_num_tokens") == 8192u);
+  CHECK(knob(q, "free_gpu_memory_fraction") == 500'000u);  // kv_cache_config.free_gpu_memory_fraction: 0.5
+  // The file's options that change memory and are not modelled warn by their lines; Dynamo's own flags
+  // (--served-model-name, --publish-events-and-metrics) are flags of its table, and change no memory.
+  CHECK(warned(q, "dynamo-trtllm-qwen3-agg.yaml:16: moe_expert_parallel_size changes memory"));
+  CHECK(warned(q, "dynamo-trtllm-qwen3-agg.yaml:22: enable_chunked_prefill changes memory"));
+  CHECK(warned(q, "dynamo-trtllm-qwen3-agg.yaml:34: cuda_graph_config changes memory"));
+  CHECK(q.warnings.size() == 3u);
+
+  // init_llm_worker builds arg_map from the flags, merges the file over it, then deep-merges
+  // --override-engine-args over both; --trtllm.PATH VALUE is the same override, flag by flag.
+  const kvplan::PlanRequest flags_lose =
+      read(worker + " --free-gpu-memory-fraction 0.8 --max-batch-size 64", "qwen3-8b");
+  CHECK(knob(flags_lose, "free_gpu_memory_fraction") == 500'000u);
+  CHECK(knob(flags_lose, "max_batch_size") == 16u);
+  // The override Dynamo's own test writes (deploy CLI, multinode worker): tp 8, pp 2 over the file's tp 1.
+  const kvplan::PlanRequest over =
+      read(worker + " --override-engine-args '{\"tensor_parallel_size\": 8, \"pipeline_parallel_size\": 2}'", "qwen3-8b");
+  CHECK(over.tp == 8u);
+  CHECK(over.pp == 2u);
+  const kvplan::PlanRequest dotted = read(worker + " --trtllm.kv_cache_config.free_gpu_memory_fraction 0.7", "qwen3-8b");
+  CHECK(knob(dotted, "free_gpu_memory_fraction") == 700'000u);
+  // Without the file, the flags set TensorRT-LLM's arguments.
+  const kvplan::PlanRequest bare = read(
+      "python3 -m dynamo.trtllm --model Qwen/Qwen3-0.6B --tensor-parallel-size 2 --max-batch-size 64 "
+      "--free-gpu-memory-fraction 0.8 --max-seq-len 4096",
+      "qwen3-8b");
+  CHECK(bare.tp == 2u);
+  CHECK(knob(bare, "max_batch_size") == 64u);
+  CHECK(knob(bare, "free_gpu_memory_fraction") == 800'000u);
+  CHECK(bare.max_model_len == 4096u);
+  // A flag that changes memory and is not modelled is named; an override that is not JSON is an error naming it.
+  CHECK(warned(read(worker + " --expert-parallel-size 4", "qwen3-8b"), "--expert-parallel-size changes memory"));
+  CHECK_THROWS_WITH(read(worker + " --override-engine-args '{not json'", "qwen3-8b"),
+                    Catch::Contains("--override-engine-args"));
+}
+
 TEST_CASE("TensorRT-LLM --config: NVIDIA's curated and database files, nested options, the file wins",
           "[settings]") {
   // NVIDIA/TensorRT-LLM examples/configs/curated/llama-3.3-70b.yaml.
