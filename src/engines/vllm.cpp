@@ -289,6 +289,52 @@ std::uint64_t activation_bytes(std::uint64_t vocab, std::uint64_t batched_tokens
   return sat_add(forward, sat_mul(sat_mul(vocab, bytes_per_vocab_row), rows));
 }
 
+// vLLM's CUDA-graph sizes (vllm/config/vllm.py _set_cudagraph_sizes; CompilationConfig.cudagraph_capture_sizes):
+// 1, 2, 4, then every 8 below 256 and every 16 from 256, up to max_cudagraph_capture_size = min(2 x
+// max_num_seqs, 512), at most max_num_batched_tokens. PIECEWISE graphs are captured at every size; FULL ones
+// (FULL_AND_PIECEWISE, the default) at the uniform-decode sizes, those up to max_num_seqs. The logs bear the
+// counts out: 51 and 35 at 256 sequences, 51 and 51 at 1,024, 19 and 11 at 64 ("Profiling CUDA graph memory:
+// PIECEWISE=19 (largest=128), FULL=11 (largest=64)", docs/budget.md).
+struct GraphSizes {
+  std::uint64_t piecewise = 0;
+  std::uint64_t full = 0;
+};
+
+GraphSizes cuda_graph_sizes(std::uint64_t max_seqs, std::uint64_t batched) {
+  const std::uint64_t largest = std::min({sat_mul(max_seqs, 2), std::uint64_t{512}, batched});
+  GraphSizes g;
+  auto count = [&](std::uint64_t size) {
+    if (size <= largest) {
+      ++g.piecewise;
+      g.full += size <= max_seqs ? 1 : 0;
+    }
+  };
+  for (const std::uint64_t size : {std::uint64_t{1}, std::uint64_t{2}, std::uint64_t{4}}) {
+    count(size);
+  }
+  for (std::uint64_t size = 8; size < 256; size += 8) {
+    count(size);
+  }
+  for (std::uint64_t size = 256; size <= 512; size += 16) {
+    count(size);
+  }
+  return g;
+}
+
+// The estimate vLLM subtracts from 0.21 (gpu_model_runner.py profile_cudagraph_memory): it captures each
+// mode's two largest sizes and counts the first capture once, then the second's growth of free memory
+// once per further size of each mode. kvplan models that as a fixed first capture and a cost per layer
+// and graph (each graph holds about one node group per layer): 32 MiB + 0.22 MiB x layers x ((PIECEWISE - 1)
+// + (FULL - 1)), the median of nine logged estimates of dense and hybrid models (0.10 to 0.29 MiB per layer
+// and graph; docs/budget.md).
+constexpr std::uint64_t kGraphFirstCaptureBytes = 32ULL << 20;
+constexpr std::uint64_t kGraphBytesPerLayerGraph = 230'686;  // 0.22 MiB
+
+std::uint64_t cuda_graph_estimate_bytes(std::uint64_t layers, const GraphSizes& g) {
+  const std::uint64_t graphs = (g.piecewise > 0 ? g.piecewise - 1 : 0) + (g.full > 0 ? g.full - 1 : 0);
+  return sat_add(kGraphFirstCaptureBytes, sat_mul(sat_mul(layers, graphs), kGraphBytesPerLayerGraph));
+}
+
 // V0's profiling peak (model_runner.py profile_run): an eager forward of `batched` prompt tokens,
 // whose widest moment is an MLP's (its live activations, plus the hidden state, the residual and the
 // MLP's output: 3 x hidden), then the sampler over one row per sequence. The two do not overlap, so
@@ -1102,9 +1148,12 @@ EnginePrediction Vllm::predict(const EngineInputs& in) const {
                           : nvlink_sharp(in.gpu_name) ? fit.framework_multi_gpu_bytes
                                                       : fit.framework_multi_gpu_plain_bytes);
     const bool eager = s.flag(enforce_eager).value_or(false) || s.number(optimization_level) == 0u;
-    const std::uint64_t graphs = in.version >= kCudaGraphEstimateSince && !eager
-                                     ? s.number(cuda_graph_memory).value_or(fit.cuda_graphs_bytes)
-                                     : 0;
+    const GraphSizes graph_sizes = cuda_graph_sizes(max_seqs, batched);
+    const std::uint64_t stage_layers = m.num_hidden_layers;  // the model of this pipeline stage: its own layers
+    const std::uint64_t graphs =
+        in.version >= kCudaGraphEstimateSince && !eager
+            ? s.number(cuda_graph_memory).value_or(cuda_graph_estimate_bytes(stage_layers, graph_sizes))
+            : 0;
     available = sat_sub(requested, sat_add(sat_add(weights, activations), sat_add(non_torch, graphs)));
     p.reserved_bytes = sat_add(activations, sat_add(non_torch, graphs));
     if (in.text) {
@@ -1130,7 +1179,10 @@ EnginePrediction Vllm::predict(const EngineInputs& in) const {
                                        : "CUDA context"},
           {"cuda_graph_bytes", "− CUDA graph estimate", Cell::bytes(graphs),
            eager                          ? "--enforce-eager or -O0: no CUDA graphs"
-           : graphs > 0                   ? "subtracted since v0.21"
+           : s.has(cuda_graph_memory)     ? std::string("--cuda-graph-memory")
+           : graphs > 0 ? fmt::format("vLLM's estimate, subtracted since v0.21: {} PIECEWISE and {} FULL sizes over "
+                                      "{} layers (kvplan's model of it)",
+                                      graph_sizes.piecewise, graph_sizes.full, stage_layers)
                                           : "not subtracted before v0.21 (graphs live in the headroom)"},
       };
     }
