@@ -506,11 +506,13 @@ class FlagReader {
                                             "ignores {}={} and the settings in it; kvplan does too ({})",
                                             where, engine_.display(), q_.version.text, flag, flag,
                                             value.value_or(""), file->source));
-        } else if (file->inline_text) {
-          read_inline_settings(*file, flag, value.value_or(""), where, file->applies_last ? last_ : file->file_wins ? over : under);
         } else {
-          read_settings(*file, flag, value.value_or(""), where,
-                        file->applies_last ? last_ : file->file_wins ? over : under);
+          std::vector<TypedText>& into = file->applies_last ? last_ : file->file_wins ? over : under;
+          if (file->inline_text) {
+            read_inline_settings(*file, flag, value.value_or(""), where, into);
+          } else {
+            read_settings(*file, flag, value.value_or(""), where, into);
+          }
         }
         continue;
       }
