@@ -198,9 +198,7 @@ const std::vector<Row>& parsed_once(const Engine* e, std::vector<Row> (*parse)(s
 
 }  // namespace
 
-const std::vector<FlagClass>& Engine::flag_classes() const {
-  return parsed_once(this, parse_flag_table, flag_table());
-}
+const std::vector<FlagClass>& Engine::flag_classes() const { return flag_table_rows(flag_table(), name()); }
 
 const std::vector<FlagClass>& flag_table_rows(std::string_view table, std::string_view engine) {
   // Keyed by the table's text: the tables are string constants of the build.
