@@ -63,10 +63,19 @@ json plan(std::vector<std::string> args) {
   args.insert(args.end(), {"--format", "json"});
   std::ostringstream out;
   std::ostringstream err;
-  kvplan::cli::run(args, out, err);
-  INFO(err.str());
+  const int rc = kvplan::cli::run(args, out, err);
+  INFO("kvplan exited " << rc << ": " << err.str());
   REQUIRE(!out.str().empty());
-  return json::parse(out.str());
+  json j = json::parse(out.str());
+  REQUIRE(j.contains("engine"));
+  return j;
+}
+
+// A figure of kvplan's JSON plan; a plan without it (refused, nothing fits) fails the entry, never aborts.
+double number(const json& object, const std::string& key) {
+  INFO("kvplan's plan has no number " << key);
+  REQUIRE((object.is_object() && object.contains(key) && object[key].is_number()));
+  return object[key].get<double>();
 }
 
 enum class Kind { exact, budget };
@@ -210,16 +219,16 @@ void vllm_given_memory(const Context& c, const std::vector<std::string>& args) {
   }
   if (const auto tokens = logged_value(r, "kv_tokens")) {
     c.bracket("GPU KV cache size [tokens], given the logged KV memory", *tokens,
-              at[0]["gpu_kv_cache_tokens"].get<double>(), at[1]["gpu_kv_cache_tokens"].get<double>(), "{:.0f}");
+              number(at[0], "gpu_kv_cache_tokens"), number(at[1], "gpu_kv_cache_tokens"), "{:.0f}");
   }
   if (const auto conc = logged_value(r, "max_concurrency")) {
     const auto round2 = [](double v) { return std::round(v * 100) / 100; };
-    c.bracket("Maximum concurrency, given the logged KV memory", *conc, round2(at[0]["max_concurrency"].get<double>()),
-              round2(at[1]["max_concurrency"].get<double>()), "{:.2f}x");
+    c.bracket("Maximum concurrency, given the logged KV memory", *conc, round2(number(at[0], "max_concurrency")),
+              round2(number(at[1], "max_concurrency")), "{:.2f}x");
   }
   if (const auto blocks = logged_value(r, "gpu_blocks")) {
-    c.bracket("# GPU blocks, given the logged KV memory", *blocks, at[0]["num_gpu_blocks"].get<double>(),
-              at[1]["num_gpu_blocks"].get<double>(), "{:.0f}");
+    c.bracket("# GPU blocks, given the logged KV memory", *blocks, number(at[0], "num_gpu_blocks"),
+              number(at[1], "num_gpu_blocks"), "{:.0f}");
   }
 }
 
@@ -230,28 +239,28 @@ void vllm_rows(const Context& c, const std::vector<std::string>& args) {
   if (j.contains("pipeline")) {
     // Pipeline parallelism: the log prints the first stage's memory and the bottleneck's tokens.
     c.budget("Available KV cache memory, stage 0 [GiB]", r["kv_gib"].get<double>(),
-             j["pipeline"]["stages"][0]["kv_budget_bytes"].get<double>() / kGiB, 0.03, 2);
+             number(j["pipeline"]["stages"].at(0), "kv_budget_bytes") / kGiB, 0.03, 2);
     c.budget("GPU KV cache size, bottleneck stage [tokens]", r["kv_tokens"].get<double>(),
-             e["gpu_kv_cache_tokens"].get<double>(), 0.03, 0);
+             number(e, "gpu_kv_cache_tokens"), 0.03, 0);
     return;
   }
   // A budget below zero (V0 logs it: "the rest of the memory reserved for KV Cache is -1.05GiB") is no
   // KV memory, no GPU blocks: the engine cannot start, and kvplan must say so.
   const std::optional<double> kv = logged_value(r, "kv_gib");
   if (kv && *kv > 0) {
-    c.budget("Available KV cache memory [GiB]", *kv, e["available_kv_cache_bytes"].get<double>() / kGiB, 0.03, 2, 0.3,
+    c.budget("Available KV cache memory [GiB]", *kv, number(e, "available_kv_cache_bytes") / kGiB, 0.03, 2, 0.3,
              "GiB");
   }
   if (kv && *kv <= 0 && !r.contains("gpu_blocks")) {
     // V1 logs the negative figure and fails ("EngineCore failed to start"): kvplan, whose budget stops
     // at zero, must leave no KV memory; a positive one is off by its distance from the logged figure.
     c.no_kv_memory("Available KV cache memory [GiB] (below zero: the engine cannot start)", *kv,
-                   e["available_kv_cache_bytes"].get<double>() / kGiB);
+                   number(e, "available_kv_cache_bytes") / kGiB);
   }
   if (const auto blocks = logged_value(r, "gpu_blocks"); blocks && *blocks > 0) {
-    c.budget("# GPU blocks", *blocks, e["num_gpu_blocks"].get<double>(), 0.03, 0);
+    c.budget("# GPU blocks", *blocks, number(e, "num_gpu_blocks"), 0.03, 0);
   } else if (blocks) {
-    const double predicted = e["num_gpu_blocks"].get<double>();
+    const double predicted = number(e, "num_gpu_blocks");
     c.bracket("# GPU blocks (none: the engine cannot start)", *blocks, predicted, predicted, "{:.0f}");
   }
   if (kv && *kv > 0) {
@@ -261,7 +270,7 @@ void vllm_rows(const Context& c, const std::vector<std::string>& args) {
 
 void tokens_row(const Context& c, const std::vector<std::string>& args, const char* quantity, const char* field) {
   const json e = plan(args)["engine"];
-  c.budget(quantity, c.entry["reported"]["kv_tokens"].get<double>(), e[field].get<double>(), 0.05, 0);
+  c.budget(quantity, c.entry["reported"]["kv_tokens"].get<double>(), number(e, field), 0.05, 0);
 }
 
 void llamacpp_rows(const Context& c, const std::vector<std::string>& args) {
@@ -270,7 +279,7 @@ void llamacpp_rows(const Context& c, const std::vector<std::string>& args) {
   for (const auto& [key, logged_key, label] : {std::tuple{"kv_size_bytes", "kv_mib", "KV size [MiB]"},
                                                std::tuple{"k_bytes", "k_mib", "K [MiB]"},
                                                std::tuple{"v_bytes", "v_mib", "V [MiB]"}}) {
-    c.mib(label, r[logged_key].get<double>(), e[key].get<double>() / kMiB);
+    c.mib(label, r[logged_key].get<double>(), number(e, key) / kMiB);
   }
   // Layers over several GPUs (--tensor-split, or evenly) or partly in host memory (-ngl): each
   // device's KV buffer, and the host's.
@@ -288,7 +297,7 @@ void llamacpp_rows(const Context& c, const std::vector<std::string>& args) {
     for (const json& v : value.is_array() ? value : json::array({value})) {
       logged += v.get<double>();
     }
-    c.mib(name + " KV buffer [MiB]", logged, split[key].get<double>() / kMiB);
+    c.mib(name + " KV buffer [MiB]", logged, number(split, key) / kMiB);
   }
 }
 
