@@ -54,13 +54,25 @@ std::string model_key(std::string_view name);
 /// (`-AWQ`, `-GPTQ-Int4`, `-FP8-dynamic`, `-W4A16`, `-NVFP4`, `-bnb-4bit` ...) finds its base preset.
 const Preset* lookup_preset(std::string_view name);
 
-/// A name resolved to a preset, with the weight format its quantization suffix states.
-struct PresetMatch {
-  const Preset* preset = nullptr;
+/// What a quantized re-upload's name says of its weights, by its suffix.
+struct ReuploadName {
   std::string weight_dtype;  // "int4", "fp8", "nvfp4" ...: set by a quantization suffix ("" for none)
   std::string suffix;        // the suffix as the user wrote it ("-AWQ")
   std::string note;          // what the suffix means, for the report ("AWQ int4")
   std::string method;        // the quantization method it names, as quant_method spells it ("awq"; "" for none)
+  /// What the upload is, when it keeps layers in 16 bits that only its config.json names (Unsloth's
+  /// dynamic 4-bit: quantization_config.llm_int8_skip_modules), so its name alone gives a lower bound of
+  /// its weights: "an Unsloth dynamic 4-bit upload"; empty otherwise.
+  std::string skip_list_unread;
+};
+
+/// The quantization suffix a model name ends with (`-AWQ`, `-unsloth-bnb-4bit` ...), whatever the
+/// base name is; nullopt when it has none.
+std::optional<ReuploadName> reupload_suffix(std::string_view name);
+
+/// A name resolved to a preset, with the weight format its quantization suffix states.
+struct PresetMatch : ReuploadName {
+  const Preset* preset = nullptr;
 };
 
 /// Like lookup_preset, saying which quantization suffix (if any) led to the base preset.

@@ -169,6 +169,12 @@ struct ModelSpec {
   /// The checkpoint's quantization method as it states it (quantization_config.quant_method: "awq",
   /// "gptq", "bitsandbytes", "fp8", "mxfp4" ...) or as a re-upload's name does; empty when none.
   std::string quant_method;
+  /// The checkpoint keeps layers in 16 bits that kvplan has not read: what it is ("an Unsloth dynamic
+  /// 4-bit upload"), known by its name only, whose config.json lists them
+  /// (quantization_config.llm_int8_skip_modules); empty otherwise. The weights planned in its own format
+  /// are then a lower bound, and plan() decides only where every layer at 16 bits gives the same verdict
+  /// (Cause::weights_unknown where it does not).
+  std::string skip_list_unread;
   /// The weights' format as the checkpoint names it where kvplan's dtypes do not ("Q4_K_M": a GGUF's
   /// file type); empty otherwise.
   std::string weights_label;

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "kvplan/catalog.hpp"
 #include "kvplan/plan.hpp"
 
 namespace kvplan {
@@ -18,6 +19,10 @@ ModelChoice load_gguf(const std::string& path, std::string_view where);
 
 /// A built-in preset by name, alias or HF id; throws kvplan::Error with "did you mean".
 ModelChoice load_preset(std::string_view name);
+
+/// A quantized re-upload's name over an architecture: the weights the name's suffix states
+/// (`-AWQ`: AWQ int4; `-unsloth-bnb-4bit`: nf4 with 16-bit layers the name does not give).
+void apply_reupload_name(ModelChoice& c, const ReuploadName& name);
 
 /// What an engine's command line names: a local folder with a config.json, or a preset by its HF id.
 /// A local path that cannot be read here is refused by name, with what to give instead.

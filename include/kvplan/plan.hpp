@@ -105,6 +105,8 @@ enum class Cause : std::uint8_t {
   too_long,           // the shape is longer than the engine accepts (max_model_len, a llama.cpp slot)
   capacity,           // batch × seq_len does not fit in the KV cache
   concurrency_cap,    // the engine runs at most N requests at once (max_num_seqs, -np, ...)
+  weights_unknown,    // fits with the checkpoint's weights as named, not with every layer it may keep at 16 bits
+                      // (ModelSpec::skip_list_unread): its config.json decides
 };
 
 struct Verdict {
@@ -113,10 +115,12 @@ struct Verdict {
   std::string refusal;                     // refused: what the engine says
   std::uint64_t needed_bytes = 0;          // weights: weights + reserve; capacity: the shape's KV per GPU
   std::uint64_t available_bytes = 0;       // weights: usable; capacity: the KV budget per GPU
+                                           // weights_unknown: the weights per GPU at 16 bits, and as named
   std::uint64_t limit = 0;                 // startup_too_long: longest max_model_len that starts;
                                            // too_long: the engine's maximum; concurrency_cap: cap × dp;
                                            // gpus: the GPUs needed
   bool uncertain = false;                  // settings kvplan does not model may change the answer
+  Cause upper_cause = Cause::fits;         // weights_unknown: the verdict with every layer at 16 bits
 };
 
 /// One change to a request: what a fix does, typed. describe() spells it for the request's origin.

@@ -158,6 +158,7 @@ struct QuantSuffix {
   std::string_view dtype;   // kvplan weight dtype, "" when the name does not say
   std::string_view note;
   std::string_view method = {};  // quantization_config.quant_method in those repositories ("" where it varies)
+  std::string_view skip_list_unread = {};  // ReuploadName::skip_list_unread
 };
 constexpr QuantSuffix kQuantSuffixes[] = {
     {"-gptq-int4", "int4", "GPTQ int4", "gptq"},
@@ -177,7 +178,12 @@ constexpr QuantSuffix kQuantSuffixes[] = {
     {"-w8a8-fp8", "fp8", "W8A8 FP8"},
     {"-nvfp4", "nvfp4", "NVFP4"},
     {"-mxfp4", "mxfp4", "MXFP4"},
-    {"-unsloth-bnb-4bit", "nf4", "bitsandbytes nf4", "bitsandbytes"},
+    // Unsloth's dynamic 4-bit uploads keep the blocks their config.json lists in llm_int8_skip_modules
+    // at 16 bits, a list per model: unsloth/QwQ-32B-unsloth-bnb-4bit (config.json at b5d53e9f) names
+    // model.layers.0.self_attn and the MLPs of layers 0, 4-6 and 8-23 before layer 24's; Unsloth's vLLM
+    // log in unslothai/unsloth#2313 prints qwen2.5-3b-instruct-unsloth-bnb-4bit's (layers 2, 3, 30).
+    {"-unsloth-bnb-4bit", "nf4", "bitsandbytes nf4 (Unsloth dynamic)", "bitsandbytes",
+     "an Unsloth dynamic 4-bit upload"},
     {"-bnb-4bit", "nf4", "bitsandbytes nf4", "bitsandbytes"},
     {"-bnb-8bit", "int8", "bitsandbytes int8", "bitsandbytes"},
     // A -GGUF repository holds one file per quantization; its name does not say which.
@@ -228,18 +234,32 @@ std::string family_of(std::string_view name) {
 
 }  // namespace
 
+std::optional<ReuploadName> reupload_suffix(std::string_view name) {
+  const std::string lowered = to_lower(name);
+  for (const QuantSuffix& q : kQuantSuffixes) {
+    if (lowered.size() > q.suffix.size() && lowered.ends_with(q.suffix)) {
+      return ReuploadName{std::string(q.dtype), std::string(name.substr(name.size() - q.suffix.size())),
+                          std::string(q.note), std::string(q.method), std::string(q.skip_list_unread)};
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<PresetMatch> resolve_preset(std::string_view name) {
   if (auto i = find_file(name)) {
-    return PresetMatch{&catalog().at(*i), {}, {}, {}, {}};
+    PresetMatch m;
+    m.preset = &catalog().at(*i);
+    return m;
   }
   const std::string lowered = to_lower(name);
   for (const QuantSuffix& q : kQuantSuffixes) {
     if (lowered.size() > q.suffix.size() && lowered.ends_with(q.suffix)) {
       const std::string_view base = name.substr(0, name.size() - q.suffix.size());
       if (auto i = find_file(base)) {
-        return PresetMatch{&catalog().at(*i), std::string(q.dtype),
-                           std::string(name.substr(name.size() - q.suffix.size())), std::string(q.note),
-                           std::string(q.method)};
+        PresetMatch m;
+        static_cast<ReuploadName&>(m) = *reupload_suffix(name);
+        m.preset = &catalog().at(*i);
+        return m;
       }
     }
   }

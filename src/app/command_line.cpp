@@ -870,6 +870,14 @@ PlanRequest read_prefixed(const Prefix& pre, const CommandContext& ctx) {
   // The model: kvplan check --model/--config names the architecture; else the command line's.
   if (ctx.model) {
     q.model = *ctx.model;
+    // The architecture is the user's; a re-upload's name on the command line still says how the checkpoint
+    // it serves is stored, where the architecture's own source does not (a preset, a bf16 config.json).
+    const ModelSpec& arch = q.model_spec();
+    if (model_name && arch.quant_method.empty() && arch.checkpoint_weight_dtype.empty()) {
+      if (const std::optional<ReuploadName> name = reupload_suffix(*model_name)) {
+        apply_reupload_name(q.model, *name);
+      }
+    }
   } else if (model_name) {
     for (const auto& [path, what] : ctx.mounts) {
       const bool under = model_name->rfind(path, 0) == 0 &&

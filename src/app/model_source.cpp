@@ -291,6 +291,22 @@ ModelChoice load_config(const std::string& path, std::string_view where) {
   return c;
 }
 
+void apply_reupload_name(ModelChoice& c, const ReuploadName& name) {
+  // A quantized re-upload: the base architecture, the weights its name states.
+  if (!name.weight_dtype.empty()) {
+    auto quantized = std::make_shared<ModelSpec>(*c.spec);
+    quantized->checkpoint_weight_dtype = name.weight_dtype;
+    quantized->quant_method = name.method;
+    quantized->skip_list_unread = name.skip_list_unread;
+    quantized->expert_weight_dtype.clear();
+    quantized->attention_weight_dtype.clear();
+    c.spec = std::move(quantized);
+  }
+  c.source += name.weight_dtype.empty()
+                  ? fmt::format(", {}: {}", quote_input(name.suffix), name.note)
+                  : fmt::format(", weights {} from the name's {} suffix", name.note, quote_input(name.suffix));
+}
+
 ModelChoice load_preset(std::string_view name) {
   if (is_gguf_path(name)) {
     if (std::optional<ModelChoice> c = from_gguf_name(std::string(name), "--model")) {
@@ -319,18 +335,7 @@ ModelChoice load_preset(std::string_view name) {
   c.preset = &p;
   c.source = fmt::format("{} ({})", p.hf_id, p.path);
   if (match && !match->suffix.empty()) {
-    // A quantized re-upload: the base preset's architecture, the weights its name states.
-    if (!match->weight_dtype.empty()) {
-      auto quantized = std::make_shared<ModelSpec>(p.spec);
-      quantized->checkpoint_weight_dtype = match->weight_dtype;
-      quantized->quant_method = match->method;
-      quantized->expert_weight_dtype.clear();
-      quantized->attention_weight_dtype.clear();
-      c.spec = std::move(quantized);
-    }
-    c.source += match->weight_dtype.empty()
-                    ? fmt::format(", {}: {}", quote_input(match->suffix), match->note)
-                    : fmt::format(", weights {} from the name's {} suffix", match->note, quote_input(match->suffix));
+    apply_reupload_name(c, *match);
   }
   // A launch command names the model as the user did when it is a Hugging Face id (an -Instruct variant, say).
   c.id = name.find('/') != std::string_view::npos ? std::string(name) : p.hf_id;

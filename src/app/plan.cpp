@@ -360,6 +360,30 @@ PlanResult plan(const PlanRequest& q, Depth depth) {
     out.longest_uncapped = longest_seq_len(m, one, p.kv_budget_bytes, kUncapped);
   }
   out.verdict = decide(q, r, out);
+  // Weights named, not read (an Unsloth dynamic 4-bit upload): those planned are a lower bound, and the
+  // answer stands only where the upper bound, every layer in the model's 16-bit dtype, gives it too.
+  const bool lower_bound = !q.model_spec().skip_list_unread.empty() && r.weights.skip_list;
+  if (out.verdict.fits && lower_bound) {
+    PlanRequest upper = q;
+    upper.weights = weight_format(q.model_spec(), q.model_spec().torch_dtype);
+    const PlanResult u = plan(upper, Depth::verdict);
+    if (!u.verdict.fits) {
+      out.verdict.fits = false;
+      out.verdict.cause = Cause::weights_unknown;
+      out.verdict.upper_cause = u.verdict.cause;
+      out.verdict.needed_bytes = u.budget.weights_bytes;
+      out.verdict.available_bytes = out.budget.weights_bytes;
+    }
+  }
+  if (report && lower_bound && out.verdict.cause != Cause::weights_unknown) {
+    out.request.warnings.push_back(fmt::format(
+        "the checkpoint is {}, named, not read: it keeps the layers its config.json lists in "
+        "quantization_config.llm_int8_skip_modules at 16 bits, so the weights planned ({} per GPU, every layer at "
+        "{}) are a lower bound and the KV budget an upper one{}; give the config.json (--config PATH, or the "
+        "checkpoint's folder) for its own",
+        q.model_spec().skip_list_unread, format_bytes(out.budget.weights_bytes), r.weights.linear.name,
+        out.verdict.fits ? " (the verdict holds with every layer at 16 bits too)" : ""));
+  }
   if (report) {
     for (std::string& w : hardware_warnings(q, r)) {
       out.request.warnings.push_back(std::move(w));

@@ -569,6 +569,27 @@ std::string spell(const Change& change, const PlanResult& result) {
   return "";
 }
 
+namespace {
+
+// A verdict's cause in a few words, for the upper bound of weights_unknown.
+std::string_view cause_words(Cause c) {
+  switch (c) {
+    case Cause::fits: return "it fits";
+    case Cause::refused: return "the settings are refused";
+    case Cause::gpus: return "more GPUs are needed";
+    case Cause::weights: return "the weights do not fit";
+    case Cause::no_kv_memory: return "no memory is left for the KV cache";
+    case Cause::startup_too_long: return "one request of max_model_len does not fit";
+    case Cause::too_long: return "the request is longer than the engine accepts";
+    case Cause::capacity: return "the KV cache holds fewer requests than required";
+    case Cause::concurrency_cap: return "the engine runs fewer requests at once than required";
+    case Cause::weights_unknown: return "its weights are not known";
+  }
+  return "";
+}
+
+}  // namespace
+
 std::string verdict_text(const PlanResult& x) {
   const PlanRequest& q = x.request;
   const Verdict& v = x.verdict;
@@ -633,6 +654,13 @@ std::string verdict_text(const PlanResult& x) {
                          with_commas(v.limit), flag, with_commas(x.engine.concurrency_cap.value_or(0)),
                          r.dp > 1 ? fmt::format(" × {} replicas", r.dp) : "", with_commas(r.batch));
     }
+    case Cause::weights_unknown:
+      return fmt::format("the checkpoint's weights decide it, and its name does not give them: it fits with {} of "
+                         "weights per GPU ({}), but with every layer at 16 bits ({} per GPU) {}; {} keeps the layers "
+                         "its config.json lists in quantization_config.llm_int8_skip_modules at 16 bits, so give "
+                         "that config.json (--config PATH, or the checkpoint's folder) to decide",
+                         format_bytes(v.available_bytes), r.weights.linear.name, format_bytes(v.needed_bytes),
+                         cause_words(v.upper_cause), q.model_spec().skip_list_unread);
   }
   return "";
 }

@@ -380,6 +380,12 @@ std::vector<Fix> find_fixes(const PlanResult& result) {
       s.replicas();
       s.shape();
       break;
+    case Cause::weights_unknown:
+      // What fits even with every layer at 16 bits (plan() checks both bounds of each fix).
+      s.tensor_parallel();
+      s.fraction();
+      s.bigger_gpu();
+      break;
   }
   return s.take();
 }

@@ -54,6 +54,9 @@ std::uint32_t finding_line(const Deployment& d, const PlanResult& r) {
     case Cause::no_kv_memory:
       target = Target::tp;
       break;
+    case Cause::weights_unknown:
+      target = Target::model;  // the checkpoint whose config.json decides
+      break;
     case Cause::startup_too_long:
     case Cause::too_long:
     case Cause::capacity:
@@ -230,6 +233,7 @@ std::string cause_name(Cause c) {
     case Cause::too_long: return "too_long";
     case Cause::capacity: return "capacity";
     case Cause::concurrency_cap: return "concurrency_cap";
+    case Cause::weights_unknown: return "weights_unknown";
   }
   return "";
 }

@@ -72,6 +72,7 @@ std::string_view cause_name(Cause c) {
     case Cause::too_long: return "too_long";
     case Cause::capacity: return "capacity";
     case Cause::concurrency_cap: return "concurrency_cap";
+    case Cause::weights_unknown: return "weights_unknown";
   }
   return "";
 }

@@ -13,6 +13,8 @@
 #include "kvplan/config_reader.hpp"
 #include "kvplan/dtype.hpp"
 #include "kvplan/formula.hpp"
+#include "kvplan/model_source.hpp"
+#include "kvplan/plan.hpp"
 
 using namespace kvplan;
 
@@ -62,4 +64,48 @@ TEST_CASE("bitsandbytes: the kept parameters weigh 16 bits in the checkpoint's o
   const std::uint64_t others = p.mlp - kMlpPerLayer;
   CHECK(kept - all_nf4 == tensor_bytes(bf16, kMlpPerLayer) + tensor_bytes(nf4, others) - tensor_bytes(nf4, p.mlp));
   CHECK(tensor_bytes(bf16, kMlpPerLayer) == 2 * kMlpPerLayer);
+}
+
+// Unsloth's dynamic 4-bit uploads (-unsloth-bnb-4bit) keep the blocks their config.json lists in
+// llm_int8_skip_modules at 16 bits (unsloth/QwQ-32B-unsloth-bnb-4bit's config.json names
+// model.layers.0.self_attn and twenty MLPs of layers 0-23); their plain -bnb-4bit uploads do not. Known
+// by name only, the weights are nf4 everywhere at least and the model's bf16 at most, and plan() answers
+// only where both bounds agree.
+TEST_CASE("bitsandbytes: an Unsloth dynamic upload named, not read, is decided only where both bounds agree",
+          "[weights][bnb]") {
+  REQUIRE(resolve_preset("unsloth/Llama-3.3-70B-Instruct-unsloth-bnb-4bit"));
+  CHECK(resolve_preset("unsloth/Llama-3.3-70B-Instruct-unsloth-bnb-4bit")->skip_list_unread ==
+        "an Unsloth dynamic 4-bit upload");
+  CHECK(resolve_preset("unsloth/Llama-3.3-70B-Instruct-bnb-4bit")->skip_list_unread.empty());
+
+  auto request = [](const std::string& model, const std::string& gpu) {
+    PlanRequest q;
+    q.model = load_preset(model);
+    q.hardware = hardware_from_gpu(gpu);
+    q.tp = 1;
+    return q;
+  };
+  // Llama-3.3-70B on one H100: 70,553,706,496 parameters (config.json's shapes) fit at nf4, not at bf16
+  // (141 GB), so the upper bound's verdict is the weights'.
+  PlanRequest q = request("unsloth/Llama-3.3-70B-Instruct-unsloth-bnb-4bit", "H100");
+  CHECK(q.model_spec().params.total() == 70'553'706'496ULL);
+  PlanResult r = plan(q);
+  CHECK_FALSE(r.verdict.fits);
+  CHECK(r.verdict.cause == Cause::weights_unknown);
+  CHECK(r.verdict.upper_cause == Cause::weights);
+  CHECK(r.verdict.available_bytes == r.budget.weights_bytes);  // the lower bound, nf4 but for the embeddings
+  CHECK(r.verdict.needed_bytes == 2 * 70'553'706'496ULL);       // every parameter at bf16, tp 1
+  // The same checkpoint under its plain -bnb-4bit name: everything quantized, the answer stands.
+  CHECK(plan(request("unsloth/Llama-3.3-70B-Instruct-bnb-4bit", "H100")).verdict.fits);
+  // Llama-3.1-8B on an H100 fits at bf16 too: the verdict holds, with the lower bound said in a warning.
+  r = plan(request("unsloth/Llama-3.1-8B-Instruct-unsloth-bnb-4bit", "H100"));
+  CHECK(r.verdict.fits);
+  REQUIRE_FALSE(r.request.warnings.empty());
+  CHECK(r.request.warnings.back().find("llm_int8_skip_modules") != std::string::npos);
+  // --weight-dtype names the format of every layer: the user's statement, planned as one bound.
+  q.weights = weight_format(q.model_spec(), "nf4");
+  CHECK(plan(q).verdict.fits);
+  // Too big even at nf4: the weights' own verdict, whatever the skip list holds.
+  r = plan(request("unsloth/Llama-3.3-70B-Instruct-unsloth-bnb-4bit", "L4"));
+  CHECK(r.verdict.cause == Cause::weights);
 }
