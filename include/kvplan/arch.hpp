@@ -17,6 +17,9 @@
 
 namespace kvplan {
 
+/// ArchRow::rope.
+enum class RopeRule : std::uint8_t { none, shared, local_for_sliding };
+
 /// A default of the configuration class, filled in when config.json omits the key.
 struct ArchDefault {
   enum class Type : std::uint8_t { uint, boolean, real, string, null };
@@ -181,6 +184,12 @@ struct ArchRow {
   /// model.layers.N.mlp.{gate_up_proj,down_proj} (vllm/model_executor/models/llama.py and the models built on it),
   /// so a bitsandbytes skip list can be placed on its layers (bnb_kept_params).
   bool llama_modules = false;
+  /// How its attention layers rotate positions, where the modeling file is known to use RoPE: one rope
+  /// for every layer (config.json's rope_scaling or rope_parameters, partial_rotary_factor), or that one
+  /// for full-attention layers and a default rope of its own for sliding ones (Gemma 3's
+  /// rope_local_base_freq). ModelSpec::ropes; none: not described (learned positions, ALiBi, or a row
+  /// whose rope is not read).
+  RopeRule rope = RopeRule::none;
   ParamRule params;
 };
 

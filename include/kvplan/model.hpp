@@ -107,6 +107,18 @@ struct LayerGroup {
 };
 
 /// Parameters by component; their sum is what the weights hold.
+/// One rotary position embedding as config.json describes it (rope_scaling, or transformers 5's
+/// rope_parameters): engines build a cos/sin table per distinct one and hold it beside the weights, of a
+/// length their own rules give (vLLM's get_rope).
+struct Rope {
+  std::string type = "default";             // rope_type (or type): default, llama3, linear, dynamic, yarn, ...;
+                                            // "mrope" where mrope_section is given (multimodal sections)
+  std::uint32_t rotary_dim = 0;             // head_dim × partial_rotary_factor
+  std::uint64_t max_position = 0;           // max_position_embeddings
+  std::uint64_t original_max_position = 0;  // original_max_position_embeddings (0: not given)
+  double factor = 1;                        // the scaling factor (1: none)
+};
+
 struct ParamCounts {
   std::uint64_t embedding = 0;   // token embeddings
   std::uint64_t lm_head = 0;     // 0 when tied to the embeddings
@@ -175,6 +187,8 @@ struct ModelSpec {
   /// are then a lower bound, and plan() decides only where every layer at 16 bits gives the same verdict
   /// (Cause::weights_unknown where it does not).
   std::string skip_list_unread;
+  /// The distinct rotary embeddings of its attention layers (ArchRow::rope); empty where not described.
+  std::vector<Rope> ropes;
   /// The weights' format as the checkpoint names it where kvplan's dtypes do not ("Q4_K_M": a GGUF's
   /// file type); empty otherwise.
   std::string weights_label;

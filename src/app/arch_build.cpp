@@ -976,6 +976,72 @@ std::vector<std::string> apply_defaults(HObject& object, const ArchRow& row) {
   return filled;
 }
 
+// The rotary embeddings the row's layers use (ArchRow::rope), from rope_scaling or transformers 5's
+// rope_parameters (Qwen3.5): type, factor and original_max_position_embeddings; a partial_rotary_factor
+// at the top level or in that object rotates part of each head (Qwen3-Next, Qwen3.5: a quarter).
+std::vector<Rope> read_ropes(const HFields& f, const ArchRow& row, std::uint32_t head_dim, std::uint64_t max_position,
+                             bool any_sliding) {
+  std::vector<Rope> out;
+  if (row.rope == RopeRule::none) {
+    return out;
+  }
+  // Read leniently: a rope kvplan cannot read is left undescribed (a few MiB beside the weights), never
+  // a reason to refuse the model.
+  auto number = [](const HObject& o, std::string_view key) -> std::optional<double> {
+    const HValue* v = o.find(key);
+    if (v == nullptr) {
+      return std::nullopt;
+    }
+    if (const auto* d = std::get_if<double>(&v->v)) {
+      return *d;
+    }
+    if (const auto* u = std::get_if<std::uint64_t>(&v->v)) {
+      return static_cast<double>(*u);
+    }
+    return std::nullopt;
+  };
+  auto text = [](const HObject& o, std::string_view key) -> std::optional<std::string> {
+    const HValue* v = o.find(key);
+    const auto* s = v != nullptr ? std::get_if<std::string>(&v->v) : nullptr;
+    return s != nullptr ? std::optional<std::string>(*s) : std::nullopt;
+  };
+  auto object = [&f](std::string_view key) -> const HObject* {
+    const HValue* v = f.raw(key);
+    return v != nullptr ? std::get_if<HObject>(&v->v) : nullptr;
+  };
+  Rope rope;
+  rope.max_position = max_position;
+  double partial = number(f.object(), "partial_rotary_factor").value_or(1.0);
+  const HObject* scaling = object("rope_scaling");
+  if (scaling == nullptr) {
+    scaling = object("rope_parameters");
+  }
+  if (scaling != nullptr) {
+    rope.type = text(*scaling, "rope_type").value_or(text(*scaling, "type").value_or("default"));
+    if (scaling->find("mrope_section") != nullptr) {
+      rope.type = "mrope";  // vLLM's get_rope: MRotaryEmbedding whenever mrope_section is given
+    }
+    rope.factor = number(*scaling, "factor").value_or(1.0);
+    const double original = number(*scaling, "original_max_position_embeddings").value_or(0);
+    rope.original_max_position = original >= 1 && original <= static_cast<double>(kMaxTokens)
+                                     ? static_cast<std::uint64_t>(original)
+                                     : 0;
+    partial = number(*scaling, "partial_rotary_factor").value_or(partial);
+  }
+  if (!(partial > 0 && partial <= 1) || !(rope.factor >= 1 && rope.factor <= 1024)) {
+    return out;  // outside what any published config holds: not described
+  }
+  rope.rotary_dim = static_cast<std::uint32_t>(head_dim * partial);
+  out.push_back(rope);
+  if (row.rope == RopeRule::local_for_sliding && any_sliding) {
+    Rope local;  // Gemma 3's sliding layers: rope_type default at rope_local_base_freq (modeling_gemma3.py)
+    local.rotary_dim = head_dim;
+    local.max_position = max_position;
+    out.push_back(local);
+  }
+  return out;
+}
+
 ModelSpec build_model(const HFields& f, const HFields& top, const ArchRow& row, std::string_view name) {
   Reader r{f, top, row, read_geometry(f, row), 2, 0, {}, {}};
   // Conv states are in the model dtype; engines load fp32 checkpoints in 16 bits too (vLLM dtype auto).
@@ -1059,6 +1125,7 @@ ModelSpec build_model(const HFields& f, const HFields& top, const ArchRow& row, 
     }
   }
   m.params = r.count_params(kinds);
+  m.ropes = read_ropes(f, row, r.g.head_dim, m.max_position_embeddings, any_sliding);
   m.mlp_activation_width = static_cast<std::uint64_t>(r.widest_mlp);
   m.moe_layers = std::move(r.moe_layers);
   m.expert_matrices = row.params.plain_mlp ? 2 : 3;

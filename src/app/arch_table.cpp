@@ -87,6 +87,7 @@ constexpr std::array<ArchRow, kRowCount> kRows = [] {
   // ---- Llama, Mistral and their direct descendants --------------------------------------------
   // Llama 2/3/3.1/3.2/3.3 (LlamaConfig, models/llama/configuration_llama.py): full attention, GQA.
   ArchRow llama = row("llama", "LlamaConfig (transformers models/llama/configuration_llama.py)");
+  llama.rope = RopeRule::shared;
   llama.llama_modules = true;
   llama.defaults = kLlamaDefaults;
   llama.params.mlp_bias = false;
@@ -94,6 +95,7 @@ constexpr std::array<ArchRow, kRowCount> kRows = [] {
 
   // Mistral (MistralConfig): every layer slides when sliding_window is set (Mistral-7B-v0.1: 4096).
   ArchRow mistral = row("mistral", "MistralConfig (transformers models/mistral/configuration_mistral.py)");
+  mistral.rope = RopeRule::shared;
   mistral.llama_modules = true;
   mistral.layout = Layout::window_if_set;
   mistral.defaults = kMistralDefaults;
@@ -112,6 +114,7 @@ constexpr std::array<ArchRow, kRowCount> kRows = [] {
   rows[n++] = ministral3;
 
   ArchRow mixtral = row("mixtral", "MixtralConfig (transformers models/mixtral/configuration_mixtral.py)");
+  mixtral.rope = RopeRule::shared;
   mixtral.layout = Layout::window_if_set;
   mixtral.params.moe = kMixtralMoe;
   mixtral.defaults = kMixtralDefaults;
@@ -155,6 +158,7 @@ constexpr std::array<ArchRow, kRowCount> kRows = [] {
   // ---- Qwen ----------------------------------------------------------------------------------------
   // Qwen2 / Qwen2.5 (Qwen2Config): q/k/v biases; sliding only with use_sliding_window.
   ArchRow qwen2 = row("qwen2", "Qwen2Config (transformers models/qwen2/configuration_qwen2.py)");
+  qwen2.rope = RopeRule::shared;
   qwen2.llama_modules = true;
   qwen2.layout = Layout::qwen2_window;
   qwen2.params.qkv_bias = true;
@@ -164,6 +168,7 @@ constexpr std::array<ArchRow, kRowCount> kRows = [] {
   rows[n++] = renamed(qwen2, "mimo");
 
   ArchRow qwen2_moe = row("qwen2_moe", "Qwen2MoeConfig (transformers models/qwen2_moe/configuration_qwen2_moe.py)");
+  qwen2_moe.rope = RopeRule::shared;
   qwen2_moe.layout = Layout::qwen2_window;
   qwen2_moe.params.qkv_bias = true;
   qwen2_moe.params.moe = kQwenMoe;
@@ -187,6 +192,7 @@ constexpr std::array<ArchRow, kRowCount> kRows = [] {
 
   // Qwen3 (Qwen3Config): no biases, per-head q/k RMSNorm.
   ArchRow qwen3 = row("qwen3", "Qwen3Config (transformers models/qwen3/configuration_qwen3.py)");
+  qwen3.rope = RopeRule::shared;
   qwen3.llama_modules = true;
   qwen3.layout = Layout::qwen2_window;
   qwen3.params.qk_norm = QkNorm::per_head;
@@ -194,6 +200,7 @@ constexpr std::array<ArchRow, kRowCount> kRows = [] {
   rows[n++] = qwen3;
 
   ArchRow qwen3_moe = row("qwen3_moe", "Qwen3MoeConfig (transformers models/qwen3_moe/configuration_qwen3_moe.py)");
+  qwen3_moe.rope = RopeRule::shared;
   qwen3_moe.layout = Layout::qwen2_window;
   qwen3_moe.params.qk_norm = QkNorm::per_head;
   qwen3_moe.params.moe = kQwenMoe;
@@ -215,6 +222,7 @@ constexpr std::array<ArchRow, kRowCount> kRows = [] {
   // Qwen3-Next (Qwen3NextConfig): Gated DeltaNet layers, full attention every
   // full_attention_interval-th layer (default 4); q_proj doubled for the output gate.
   ArchRow qwen3_next = row("qwen3_next", "Qwen3NextConfig (transformers models/qwen3_next/configuration_qwen3_next.py)");
+  qwen3_next.rope = RopeRule::shared;
   qwen3_next.layout = Layout::every_nth_full_linear;
   qwen3_next.layout_key = "full_attention_interval";
   qwen3_next.layout_default = 4;
@@ -277,12 +285,14 @@ constexpr std::array<ArchRow, kRowCount> kRows = [] {
 
   // ---- Gemma ------------------------------------------------------------------------------------
   ArchRow gemma = row("gemma", "GemmaConfig (transformers models/gemma/configuration_gemma.py)");
+  gemma.rope = RopeRule::shared;
   gemma.llama_modules = true;
   gemma.params.tie_default = true;
   rows[n++] = gemma;
 
   // Gemma 2 (Gemma2Config): sliding if (i + 1) % 2 else full; four norms per layer.
   ArchRow gemma2 = row("gemma2", "Gemma2Config (transformers models/gemma2/configuration_gemma2.py)");
+  gemma2.rope = RopeRule::shared;
   gemma2.llama_modules = true;
   gemma2.layout = Layout::every_nth_full;
   gemma2.layout_default = 2;
@@ -292,6 +302,7 @@ constexpr std::array<ArchRow, kRowCount> kRows = [] {
 
   // Gemma 3 (Gemma3TextConfig): sliding unless (i + 1) % sliding_window_pattern == 0 (default 6).
   ArchRow gemma3 = row("gemma3_text", "Gemma3TextConfig (transformers models/gemma3/configuration_gemma3.py)");
+  gemma3.rope = RopeRule::local_for_sliding;  // modeling_gemma3.py: sliding layers rotate at rope_local_base_freq
   gemma3.llama_modules = true;
   gemma3.layout = Layout::every_nth_full;
   gemma3.layout_key = "sliding_window_pattern";
@@ -340,6 +351,7 @@ constexpr std::array<ArchRow, kRowCount> kRows = [] {
   // ---- Other dense families ----------------------------------------------------------------------
   // gpt-oss (GptOssConfig): layer_types alternate sliding and full; attention biases and sinks.
   ArchRow gpt_oss = row("gpt_oss", "GptOssConfig (transformers models/gpt_oss/configuration_gpt_oss.py)");
+  gpt_oss.rope = RopeRule::shared;
   gpt_oss.params.attention_bias = true;
   gpt_oss.params.attention_sinks = true;
   gpt_oss.params.moe = kGptOssMoe;
@@ -348,6 +360,7 @@ constexpr std::array<ArchRow, kRowCount> kRows = [] {
 
   // Phi-3 / Phi-3.5 / Phi-4 (Phi3Config): every layer slides when sliding_window is set.
   ArchRow phi3 = row("phi3", "Phi3Config (transformers models/phi3/configuration_phi3.py)");
+  phi3.rope = RopeRule::shared;
   phi3.llama_modules = true;
   phi3.layout = Layout::window_if_set;
   phi3.defaults = kPhi3Defaults;

@@ -441,6 +441,33 @@ std::optional<Mxfp4Padding> mxfp4_padding(const GpuArch& a, const KnobSet& s, in
   return Mxfp4Padding{128, 256, "Marlin"};
 }
 
+// The cos/sin tables vLLM's get_rope builds, one per distinct rope (its _ROPE_DICT cache, shared by every
+// layer), registered as buffers in the model dtype while the model is built, so "Model loading took"
+// counts them beside the weights, on every rank (rotary_embedding/base.py RotaryEmbedding: cache.to(dtype),
+// [positions, rotary_dim]). Positions by type: max_position_embeddings (default; llama3,
+// Llama3RotaryEmbedding), 4 × that where mrope_section is given (mrope.py MRotaryEmbedding:
+// cache_max_position_num = max_position_embeddings * 4), × the factor (linear:
+// LinearScalingRotaryEmbedding; dynamic: DynamicNTKScalingRotaryEmbedding), original_max_position_embeddings
+// × the factor (yarn: YaRNScalingRotaryEmbedding). Other types are not described: 0. Llama-3.1-8B's
+// 131,072 × 128 × 2 B = 32 MiB is what its logs hold beyond its parameters (14.99 GiB, 14.96 of them).
+std::uint64_t rope_cache_bytes(const ModelSpec& m) {
+  std::uint64_t total = 0;
+  for (const Rope& r : m.ropes) {
+    std::uint64_t positions = 0;
+    if (r.type == "default" || r.type == "llama3") {
+      positions = r.max_position;
+    } else if (r.type == "mrope") {
+      positions = 4 * r.max_position;
+    } else if (r.type == "linear" || r.type == "dynamic") {
+      positions = static_cast<std::uint64_t>(static_cast<double>(r.max_position) * r.factor);  // Python's int()
+    } else if (r.type == "yarn" && r.original_max_position > 0) {
+      positions = static_cast<std::uint64_t>(static_cast<double>(r.original_max_position) * r.factor);
+    }
+    total = sat_add(total, sat_mul(sat_mul(positions, r.rotary_dim), 2));
+  }
+  return total;
+}
+
 // The routed experts' bytes on one GPU as vLLM's MXFP4 method allocates them: per layer and local
 // expert, w13 [2 x I, H / 2] and w2 [H, I / 2] uint8 (two fp4 values a byte), their e8m0 scales
 // [2 x I, H / 32] and [H, I / 32], and the bf16 biases w13_bias [2 x I] and w2_bias [H], the last
@@ -769,8 +796,9 @@ EnginePrediction predict_v0(const EngineInputs& in, int release, const std::stri
   const std::uint64_t block = s.number(block_size).value_or(16);
   p.concurrency_cap = max_seqs;
   p.block_tokens = block;
-  const std::uint64_t weights = sat_sub(weight_bytes_per_gpu(m.params, in.weights, in.tensor_parallel),
-                                        s.number(cpu_offload_gb).value_or(0));
+  const std::uint64_t weights =
+      sat_add(sat_sub(weight_bytes_per_gpu(m.params, in.weights, in.tensor_parallel), s.number(cpu_offload_gb).value_or(0)),
+              rope_cache_bytes(m));
   p.weights_bytes = weights;
   std::uint64_t available = 0;
   std::uint32_t util = 900'000;  // EngineArgs.gpu_memory_utilization = 0.90 in every V0 release
@@ -1102,7 +1130,8 @@ EnginePrediction Vllm::predict(const EngineInputs& in) const {
       }
     }
   }
-  const std::uint64_t weights = sat_sub(sharded, offload);
+  const std::uint64_t rope_bytes = rope_cache_bytes(m);
+  const std::uint64_t weights = sat_add(sat_sub(sharded, offload), rope_bytes);
   p.weights_bytes = weights;
   std::uint64_t available = 0;
   if (const auto given = s.number(kv_cache_memory_bytes)) {
@@ -1163,10 +1192,12 @@ EnginePrediction Vllm::predict(const EngineInputs& in) const {
            s.has(gpu_memory_utilization) ? "--gpu-memory-utilization" : fmt::format("default in vLLM 0.{}", in.version)},
           {"requested_memory_bytes", "Requested memory", Cell::bytes(requested), "ceil(total × utilization)"},
           {"weights_bytes", "− Model weights", Cell::bytes(weights),
-           fmt::format("\"Model loading took\"{}{}",
+           fmt::format("\"Model loading took\"{}{}{}",
                        padded_experts ? fmt::format(", MXFP4 experts padded for {}", padded_experts->backend)
                                       : "",
-                       offload > 0 ? fmt::format(", less --cpu-offload-gb {}", format_bytes(offload)) : "")},
+                       offload > 0 ? fmt::format(", less --cpu-offload-gb {}", format_bytes(offload)) : "",
+                       rope_bytes > 0 ? fmt::format(", with {} of RoPE cos/sin tables", format_bytes(rope_bytes))
+                                      : "")},
           {"activation_peak_bytes", "− Torch peak increase", Cell::bytes(activations),
            s.has(activation_memory)
                ? std::string("--activation-memory")
