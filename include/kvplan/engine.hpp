@@ -198,6 +198,16 @@ struct FlagClass {
   std::string knob;
 };
 
+/// A flag of earlier releases (Engine::removed_flag_table): its class row, and the releases that have it,
+/// [since, until) by Engine::release_rank.
+struct RemovedFlag {
+  FlagClass row;
+  std::string since;  // the first release with it ("0.6.0": every release kvplan plans)
+  std::string until;  // the first release without it
+  int since_rank = 0;
+  int until_rank = 0;
+};
+
 /// A flag-class table (TSV) parsed once; `engine` names it in errors.
 const std::vector<FlagClass>& flag_table_rows(std::string_view table, std::string_view engine);
 
@@ -292,6 +302,17 @@ class Engine {
   [[nodiscard]] virtual std::string_view flag_table() const { return {}; }
   /// Where the table's flags were read (the release and files), for docs and messages.
   [[nodiscard]] virtual std::string_view flag_table_source() const { return {}; }
+  /// Flags of earlier releases that the default version no longer has, as TSV: the class table's five
+  /// columns, then the first release with the flag and the first without it (flags/<engine>_removed.tsv).
+  /// A command line of a release that has one reads it by its class; a later release rejects it.
+  [[nodiscard]] virtual std::string_view removed_flag_table() const { return {}; }
+  /// A release's place in the engine's history, comparable across releases ("0.18.0" < "0.18.1" <
+  /// "0.19"), or nullopt for text that is not one of its versions; the removed-flag table's releases and
+  /// a request's version are ordered by it.
+  [[nodiscard]] virtual std::optional<int> release_rank(std::string_view text) const {
+    (void)text;
+    return std::nullopt;
+  }
   /// Why this engine refuses the split (tp, pp, context and data parallel sizes) for `model`, in its
   /// own words, or nullopt. The model-independent rules (tp divides the heads) are checked first.
   [[nodiscard]] virtual std::optional<std::string> split_problem(const ModelSpec& model, std::uint32_t tp,
@@ -375,6 +396,8 @@ class Engine {
   [[nodiscard]] std::optional<std::size_t> knob_index(std::string_view key) const noexcept;
   /// The parsed class table (cached).
   [[nodiscard]] const std::vector<FlagClass>& flag_classes() const;
+  /// The parsed removed-flag table (cached).
+  [[nodiscard]] const std::vector<RemovedFlag>& removed_flags() const;
   /// The parsed option table (cached).
   [[nodiscard]] const std::vector<OptionClass>& option_classes() const;
 };

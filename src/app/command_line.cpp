@@ -209,6 +209,21 @@ FlagMatch find_flag(const FlagRows& rows, const std::string& flag) {
   return {};
 }
 
+// A flag of an earlier release (Engine::removed_flags), by any of its spellings.
+const RemovedFlag* find_removed(const Engine& e, const std::string& flag, bool& negated) {
+  for (const RemovedFlag& r : e.removed_flags()) {
+    if (std::find(r.row.spellings.begin(), r.row.spellings.end(), flag) != r.row.spellings.end()) {
+      negated = false;
+      return &r;
+    }
+    if (std::find(r.row.negations.begin(), r.row.negations.end(), flag) != r.row.negations.end()) {
+      negated = true;
+      return &r;
+    }
+  }
+  return nullptr;
+}
+
 // argparse's allow_abbrev: a unique prefix of a long flag is that flag.
 std::vector<FlagMatch> prefix_matches(const FlagRows& rows, const std::string& flag) {
   std::vector<FlagMatch> out;
@@ -452,6 +467,32 @@ class FlagReader {
             ++i;
           }
           continue;
+        }
+      }
+      if (m.row == nullptr) {
+        bool negated = false;
+        if (const RemovedFlag* gone = find_removed(engine_, name, negated)) {
+          const std::optional<int> rank = engine_.release_rank(q_.version.text);
+          if (rank && *rank >= gone->since_rank && *rank < gone->until_rank) {
+            m = FlagMatch{&gone->row, negated, name};  // a flag of this release: read by its class below
+          } else if (rank && *rank >= gone->until_rank) {
+            const std::string removed =
+                fmt::format("{} was removed in {} ({})", quote_input(flag), gone->until, gone->row.source);
+            if (q_.version.is_default) {
+              // The release is kvplan's default, not the command's: the command may be older.
+              q_.warnings.push_back(fmt::format("{}: {}, so {} {} rejects it; if the command runs an earlier "
+                                                "release, name it with --engine {}@VERSION or the image tag",
+                                                where, removed, engine_.display(), q_.version.text, engine_.name()));
+              q_.uncertain = true;
+            } else {
+              q_.refusal = removed + ": argparse stops the server on an unrecognized argument";
+            }
+            if (!value && gone->row.arity != FlagClass::Arity::flag && i + 1 < cmd.size() && !cmd[i + 1].empty() &&
+                cmd[i + 1].front() != '-') {
+              ++i;  // its value
+            }
+            continue;
+          }
         }
       }
       if (m.row == nullptr) {

@@ -150,6 +150,29 @@ std::vector<FlagClass> parse_flag_table(std::string_view table, std::string_view
   return rows;
 }
 
+// A removed-flag row: the class table's five columns, then the first release with the flag and the first
+// without it, ordered by the engine's release_rank.
+std::vector<RemovedFlag> parse_removed_flag_table(const Engine& engine, std::string_view table) {
+  std::vector<RemovedFlag> rows;
+  for (const auto& [line_no, cols] : table_rows(table)) {
+    const std::optional<int> since = cols.size() == 7 ? engine.release_rank(cols[5]) : std::nullopt;
+    const std::optional<int> until = cols.size() == 7 ? engine.release_rank(cols[6]) : std::nullopt;
+    if (!since || !until || *since >= *until || cols[2] == "modelled") {
+      throw Error(fmt::format("{} removed-flag table, line {}: expected 7 tab-separated columns (flags, arity, "
+                              "unmodelled|none, why, source, first release with it, first release without it), in "
+                              "order",
+                              engine.name(), line_no));
+    }
+    std::string five;
+    for (std::size_t k = 0; k < 5; ++k) {
+      five += (k == 0 ? "" : "\t") + cols[k];
+    }
+    std::vector<FlagClass> parsed = parse_flag_table(five, engine.name());
+    rows.push_back(RemovedFlag{std::move(parsed.front()), cols[5], cols[6], *since, *until});
+  }
+  return rows;
+}
+
 // An option-table row: path \t knob key or - \t modelled|unmodelled|none \t default or - \t why \t source.
 std::vector<OptionClass> parse_option_table(std::string_view table, std::string_view engine) {
   std::vector<OptionClass> rows;
@@ -199,6 +222,17 @@ const std::vector<Row>& parsed_once(const Engine* e, std::vector<Row> (*parse)(s
 }  // namespace
 
 const std::vector<FlagClass>& Engine::flag_classes() const { return flag_table_rows(flag_table(), name()); }
+
+const std::vector<RemovedFlag>& Engine::removed_flags() const {
+  static std::mutex mutex;
+  static std::map<const Engine*, std::vector<RemovedFlag>> cache;
+  const std::lock_guard lock(mutex);
+  auto it = cache.find(this);
+  if (it == cache.end()) {
+    it = cache.emplace(this, parse_removed_flag_table(*this, removed_flag_table())).first;
+  }
+  return it->second;
+}
 
 const std::vector<FlagClass>& flag_table_rows(std::string_view table, std::string_view engine) {
   // Keyed by the table's text: the tables are string constants of the build.

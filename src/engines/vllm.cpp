@@ -20,6 +20,7 @@
 #include "kvplan/text.hpp"
 #include "kvplan/units.hpp"
 #include "vllm_flags.hpp"
+#include "vllm_removed_flags.hpp"
 
 namespace kvplan {
 namespace {
@@ -984,6 +985,11 @@ class Vllm final : public Engine {
   std::span<const Knob> knobs() const override { return kKnobs; }
   std::string_view flag_table() const override { return engines::kVllmFlags; }
   std::string_view flag_table_source() const override { return kFlagSource; }
+  std::string_view removed_flag_table() const override { return engines::kVllmRemovedFlags; }
+  std::optional<int> release_rank(std::string_view text) const override {
+    const std::optional<int> minor = parse_version(text);
+    return minor ? std::optional<int>(release_of(*minor, text)) : std::nullopt;
+  }
   std::optional<std::size_t> fraction_knob() const override { return gpu_memory_utilization; }
   std::optional<std::size_t> cap_knob() const override { return max_num_seqs; }
   std::optional<std::size_t> kv_memory_knob() const override { return kv_cache_memory_bytes; }

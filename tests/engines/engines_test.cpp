@@ -114,6 +114,31 @@ TEST_CASE("a flag table names only flags the engine has, and every flag it has",
   }
 }
 
+TEST_CASE("a removed-flag table names flags the default version does not have, each in the releases that had it",
+          "[engines]") {
+  // vLLM's flags of 0.6.0 to 0.18.x that 0.19.0 rejects (src/engines/flags/vllm_removed.tsv, read by release tag).
+  const kvplan::Engine* e = kvplan::find_engine("vllm");
+  REQUIRE(e != nullptr);
+  const std::set<std::string> has = engine_flag_list("vllm-0.19.flags");
+  const std::optional<int> now = e->release_rank(e->default_version());
+  REQUIRE(now);
+  REQUIRE(e->removed_flags().size() >= 60);
+  for (const kvplan::RemovedFlag& r : e->removed_flags()) {
+    for (const std::string& f : r.row.spellings) {
+      INFO(f << " is in vllm-0.19.flags: it was not removed");
+      CHECK(has.count(f) == 0);
+      // Not an abbreviation of a 0.19 flag either (argparse's allow_abbrev would take it).
+      for (const std::string& g : has) {
+        CHECK_FALSE((g.size() > f.size() && g.rfind(f, 0) == 0 && f.rfind("--", 0) == 0));
+      }
+    }
+    CHECK(r.since_rank >= *e->release_rank("0.6.0"));
+    CHECK(r.since_rank < r.until_rank);
+    CHECK(r.until_rank <= *now);
+    CHECK(r.row.memory != kvplan::Memory::modelled);
+  }
+}
+
 TEST_CASE("a wrapper's flag table (Dynamo's TensorRT-LLM worker) names only its flags, and its modelled rows set knobs",
           "[engines]") {
   // python -m dynamo.trtllm reads Dynamo's own flags (CommandForm::flags), listed in tests/engines/flags/dynamo-trtllm.flags

@@ -2,6 +2,7 @@
 // and what `kvplan emit` prints for a plan passes `kvplan check`.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "kvplan/cli.hpp"
@@ -248,4 +249,52 @@ TEST_CASE("check: NVIDIA Dynamo's vLLM and SGLang workers are read with their en
   const PlanRequest t = read("python3 -m dynamo.trtllm --model-path Qwen/Qwen3-0.6B --discovery-backend file", "qwen3-8b");
   CHECK(t.engine_ref().display() == std::string_view("TensorRT-LLM"));
   CHECK(t.warnings.empty());
+}
+
+// Flags of earlier vLLM releases (src/engines/flags/vllm_removed.tsv): a command line is read at the release it
+// names, so vLLM 0.8.5's --enable-reasoning and --device (vllm-project/vllm#14452, JiapengLi's command line) are
+// flags of that release, while a release without them rejects them as argparse does.
+TEST_CASE("check: a flag vLLM removed is read at the releases that have it and refused after", "[check]") {
+  const std::vector<std::string> line{"--", "python3", "-m", "vllm.entrypoints.openai.api_server", "--model",
+                                      "Qwen/Qwen2.5-7B-Instruct", "--max-model-len", "8192", "--enable-reasoning",
+                                      "--reasoning-parser", "deepseek_r1", "--device", "cuda"};
+  auto check = [&](const std::string& engine) {
+    std::vector<std::string> args{"check", "--format", "json", "--gpu", "H100"};
+    if (!engine.empty()) {
+      args.insert(args.end(), {"--engine", engine});
+    }
+    args.insert(args.end(), line.begin(), line.end());
+    std::ostringstream out;
+    std::ostringstream err;
+    const int code = kvplan::cli::run(args, out, err);
+    INFO(err.str());
+    REQUIRE(code != 2);
+    return nlohmann::json::parse(out.str()).at("results").at(0);
+  };
+  auto mentions = [](const nlohmann::json& result, std::string_view text) {
+    for (const auto& w : result.at("warnings")) {
+      if (w.get<std::string>().find(text) != std::string::npos) {
+        return true;
+      }
+    }
+    return false;
+  };
+  // 0.8.5 has both (--enable-reasoning from 0.7.1, --device until 0.10.0): no unknown flag; --device, whose
+  // value may move the model off the GPU, warns as a setting kvplan does not model.
+  const nlohmann::json old = check("vllm@0.8.5");
+  CHECK(old.at("pass").get<bool>());
+  CHECK_FALSE(mentions(old, "unknown flag"));
+  CHECK(mentions(old, "--device changes memory"));
+  CHECK_FALSE(mentions(old, "--enable-reasoning"));
+  // 0.6.3 predates --enable-reasoning (0.7.1): an unknown flag there.
+  CHECK(mentions(check("vllm@0.6.3"), "unknown flag '--enable-reasoning'"));
+  // vLLM 0.19 named: argparse stops the server, so the check fails, naming the release that removed it.
+  const nlohmann::json now = check("vllm@0.19");
+  CHECK_FALSE(now.at("pass").get<bool>());
+  CHECK(now.at("cause") == "refused");
+  CHECK(now.at("summary").get<std::string>().find("was removed in 0.10.0") != std::string::npos);
+  // No release named: kvplan's default rejects it, and the command may be older; a warning, and uncertain.
+  const nlohmann::json unstated = check("");
+  CHECK(unstated.at("uncertain").get<bool>());
+  CHECK(mentions(unstated, "was removed in 0.10.0"));
 }
