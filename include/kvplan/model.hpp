@@ -106,7 +106,6 @@ struct LayerGroup {
   bool operator==(const LayerGroup&) const = default;
 };
 
-/// Parameters by component; their sum is what the weights hold.
 /// One rotary position embedding as config.json describes it (rope_scaling, or transformers 5's
 /// rope_parameters): engines build a cos/sin table per distinct one and hold it beside the weights, of a
 /// length their own rules give (vLLM's get_rope).
@@ -119,6 +118,7 @@ struct Rope {
   double factor = 1;                        // the scaling factor (1: none)
 };
 
+/// Parameters by component; their sum is what the weights hold.
 struct ParamCounts {
   std::uint64_t embedding = 0;   // token embeddings
   std::uint64_t lm_head = 0;     // 0 when tied to the embeddings

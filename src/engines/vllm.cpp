@@ -797,9 +797,9 @@ EnginePrediction predict_v0(const EngineInputs& in, int release, const std::stri
   const std::uint64_t block = s.number(block_size).value_or(16);
   p.concurrency_cap = max_seqs;
   p.block_tokens = block;
+  const std::uint64_t offloaded = s.number(cpu_offload_gb).value_or(0);
   const std::uint64_t weights =
-      sat_add(sat_sub(weight_bytes_per_gpu(m.params, in.weights, in.tensor_parallel), s.number(cpu_offload_gb).value_or(0)),
-              rope_cache_bytes(m));
+      sat_add(sat_sub(weight_bytes_per_gpu(m.params, in.weights, in.tensor_parallel), offloaded), rope_cache_bytes(m));
   p.weights_bytes = weights;
   std::uint64_t available = 0;
   std::uint32_t util = 900'000;  // EngineArgs.gpu_memory_utilization = 0.90 in every V0 release

@@ -1,6 +1,7 @@
 // The RoPE cos/sin tables vLLM builds beside the weights (vllm/model_executor/layers/rotary_embedding: one per
 // distinct rope, [positions, rotary_dim] in the model dtype), read from the real config.json files of
-// tests/configs/arch and checked against what vLLM logged as "Model loading took" (tests/calibration/engine_logs.jsonl).
+// tests/configs/arch and checked against what vLLM logged as "Model loading took"
+// (tests/calibration/engine_logs.jsonl).
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -56,7 +57,8 @@ TEST_CASE("RoPE: the rotary embeddings a config.json describes", "[config][rope]
 TEST_CASE("vLLM: \"Model loading took\" holds the RoPE tables beside the weights", "[vllm][rope]") {
   // Llama-3.1-8B-Instruct: 8,030,261,248 parameters in bf16 plus 131,072 × 128 × 2 B = 32 MiB: 16,094,076,928 B,
   // 14.99 GiB as vLLM 0.19.0 logged it on an H100 (llm-d-planner's llama31-8b runs) and 0.11.0 on an L4.
-  const std::uint64_t llama = vllm_weights({"--config", kArch + "meta-llama--Llama-3.1-8B-Instruct.json", "--gpu", "H100"});
+  const std::uint64_t llama =
+      vllm_weights({"--config", kArch + "meta-llama--Llama-3.1-8B-Instruct.json", "--gpu", "H100"});
   CHECK(llama == 2ULL * 8'030'261'248ULL + 131072ULL * 128 * 2);
   CHECK(llama == 16'094'076'928ULL);
   // At tp 2 each rank holds the whole table: 7.51 GiB logged.
@@ -66,6 +68,7 @@ TEST_CASE("vLLM: \"Model loading took\" holds the RoPE tables beside the weights
   // Qwen3.5-27B at tp 4: its 27,356,728,560 parameters (text and vision tower) in bf16 over 4 ranks, and the
   // 4 × 262,144 × 64 × 2 B = 128 MiB multimodal table on every rank: 12.86 GiB, against 13.01 logged by vLLM 0.19.0
   // on 4 × RTX 3090 (the 0.15 GiB left is most likely the caching allocator's rounding, docs/engines.md).
-  const std::uint64_t qwen = vllm_weights({"--config", kArch + "Qwen--Qwen3.5-27B.json", "--gpu", "RTX-3090x4", "--tp", "4"});
+  const std::uint64_t qwen =
+      vllm_weights({"--config", kArch + "Qwen--Qwen3.5-27B.json", "--gpu", "RTX-3090x4", "--tp", "4"});
   CHECK(qwen == 13'678'364'280ULL + 4ULL * 262144 * 64 * 2);
 }
