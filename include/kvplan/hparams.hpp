@@ -42,6 +42,9 @@ struct HEntry {
   HValue value;
 };
 
+/// A number's value (whole, negative or real), or nullopt for any other type.
+std::optional<double> number_of(const HValue& v) noexcept;
+
 /// A value as a message quotes it: scalars as written (strings quoted and cut), lists and
 /// objects by their size, never whole.
 std::string brief(const HValue& v);

@@ -989,16 +989,7 @@ std::vector<Rope> read_ropes(const HFields& f, const ArchRow& row, std::uint32_t
   // a reason to refuse the model.
   auto number = [](const HObject& o, std::string_view key) -> std::optional<double> {
     const HValue* v = o.find(key);
-    if (v == nullptr) {
-      return std::nullopt;
-    }
-    if (const auto* d = std::get_if<double>(&v->v)) {
-      return *d;
-    }
-    if (const auto* u = std::get_if<std::uint64_t>(&v->v)) {
-      return static_cast<double>(*u);
-    }
-    return std::nullopt;
+    return v != nullptr ? number_of(*v) : std::nullopt;
   };
   auto text = [](const HObject& o, std::string_view key) -> std::optional<std::string> {
     const HValue* v = o.find(key);

@@ -125,19 +125,26 @@ std::uint64_t HFields::require_uint(std::string_view key, std::uint64_t min, std
   fail(key, "is required");
 }
 
+std::optional<double> number_of(const HValue& v) noexcept {
+  if (const auto* d = std::get_if<double>(&v.v)) {
+    return *d;
+  }
+  if (const auto* u = std::get_if<std::uint64_t>(&v.v)) {
+    return static_cast<double>(*u);
+  }
+  if (const auto* i = std::get_if<std::int64_t>(&v.v)) {
+    return static_cast<double>(*i);
+  }
+  return std::nullopt;
+}
+
 std::optional<double> HFields::real(std::string_view key) const {
   const HValue* v = raw(key);
   if (v == nullptr) {
     return std::nullopt;
   }
-  if (const auto* d = std::get_if<double>(&v->v)) {
-    return *d;
-  }
-  if (const auto* u = std::get_if<std::uint64_t>(&v->v)) {
-    return static_cast<double>(*u);
-  }
-  if (const auto* i = std::get_if<std::int64_t>(&v->v)) {
-    return static_cast<double>(*i);
+  if (const std::optional<double> n = number_of(*v)) {
+    return n;
   }
   fail(key, fmt::format("must be a number, not {} ({})", v->type_name(), brief(*v)));
 }
