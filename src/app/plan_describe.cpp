@@ -667,7 +667,9 @@ std::string verdict_text(const PlanResult& x) {
 
 std::vector<std::string> advice(const PlanResult& x) {
   std::vector<std::string> out;
-  out.push_back(fmt::format("kvplan: nothing fits: {}.", verdict_text(x)));
+  out.push_back(fmt::format("kvplan: {}: {}.",
+                            x.verdict.cause == Cause::weights_unknown ? "cannot confirm that it fits" : "nothing fits",
+                            verdict_text(x)));
   if (x.fixes.empty()) {
     if (x.verdict.cause != Cause::refused) {
       out.push_back("  No single knob makes it fit; combine them (--tp with --weight-dtype fp8) or use more GPUs.");
