@@ -118,6 +118,55 @@ std::string one_line(std::string_view message) {
   return out;
 }
 
+std::optional<std::size_t> yaml_comma_at_document_start(std::string_view text) {
+  const auto strip = [](std::string_view s) {
+    const std::size_t first = s.find_first_not_of(" \t");
+    return first == std::string_view::npos ? std::string_view() : s.substr(first);
+  };
+  // A line that is exactly a marker, or a marker followed by a space or tab (YAML's c-directives-end and
+  // c-document-end); for ---, what follows it on the line is the document's first content.
+  const auto marker = [](std::string_view line, std::string_view m) {
+    return line.substr(0, 3) == m && (line.size() == 3 || line[3] == ' ' || line[3] == '\t');
+  };
+  bool at_start = true;
+  std::size_t line_no = 0;
+  for (std::size_t pos = 0; pos <= text.size();) {
+    const std::size_t end = std::min(text.find('\n', pos), text.size());
+    std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') {
+      line.remove_suffix(1);
+    }
+    if (marker(line, "...")) {
+      at_start = true;
+      continue;
+    }
+    if (marker(line, "---")) {
+      at_start = true;
+      line.remove_prefix(3);
+    } else if (at_start && !line.empty() && line.front() == '%') {
+      continue;  // a directive
+    }
+    if (!at_start) {
+      continue;
+    }
+    std::string_view rest = strip(line);
+    while (!rest.empty() && (rest.front() == '&' || rest.front() == '!')) {  // an anchor or a tag
+      const std::size_t space = rest.find_first_of(" \t");
+      rest = space == std::string_view::npos ? std::string_view() : strip(rest.substr(space));
+    }
+    if (rest.empty() || rest.front() == '#') {
+      continue;
+    }
+    if (rest.front() == ',') {
+      return line_no;
+    }
+    at_start = false;
+  }
+  return std::nullopt;
+}
+
 std::size_t json_depth(std::string_view text) {
   std::size_t depth = 0;
   std::size_t deepest = 0;

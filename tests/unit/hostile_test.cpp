@@ -211,3 +211,18 @@ TEST_CASE("sweep streams its rows: the output arrives in chunks of at most 80 Ki
   CHECK(counter.writes >= 3);
   CHECK(counter.largest <= 80 * 1024);
 }
+
+TEST_CASE("YAML: a ',' that opens a document is refused before yaml-cpp, which never returns on it", "[hostile]") {
+  // fuzz_manifest's find (tests/fuzz/regressions/manifest/hang-comma-opens-document.yaml): yaml-cpp 0.7 loops,
+  // allocating, on a flow entry where a document begins; kvplan's pre-scan names the line instead.
+  for (const std::string& text : {std::string(",a: b\n"), std::string("# a comment\n---\n  ,kind: x\n"),
+                                  std::string("kind: Deployment\n---\n&anchor ,b\n")}) {
+    const Run r = run({"check", "--gpu", "H100", write("comma.yaml", text).string()});
+    INFO(text);
+    CHECK(r.code == 2);
+    CHECK(r.err.find("a ',' begins a document") != std::string::npos);
+  }
+  // A ',' inside a value, or a flow collection, is YAML: not refused by the pre-scan.
+  const Run fine = run({"check", "--gpu", "H100", write("fine.yaml", "a: [b, c]\nd: e, f\n").string()});
+  CHECK(fine.err.find("a ',' begins a document") == std::string::npos);
+}
