@@ -34,10 +34,11 @@ std::string one_line(std::string_view message);
 std::size_t json_depth(std::string_view text);
 inline constexpr std::size_t kMaxJsonDepth = 64;
 
-/// The line (from 1) of a ',' that is the first token of a YAML document (after its directives, `---`, comments
-/// and node properties), or nullopt. YAML allows ',' only between the entries of [ ] and { }; yaml-cpp 0.7
-/// (Debian 12's) never returns on one that opens a document (`,a: b`: it loops, allocating, until memory runs
-/// out), so the YAML readers refuse it before parsing, as the fuzz target found (tests/fuzz/regressions/manifest).
-std::optional<std::size_t> yaml_comma_at_document_start(std::string_view text);
+/// The line (from 1) of a ',' where a YAML node would begin outside [ ] and { } (a document's or a line's first
+/// token, or after "- ", "? ", ": "), skipping block scalars' text, quoted scalars and comments; or nullopt.
+/// YAML allows ',' only between the entries of a flow collection; yaml-cpp 0.7 (Debian 12's) loops, allocating
+/// until memory runs out, on several such tokens (`,a: b`, `- a\n,b`, `"a"\n,b`: tests/fuzz/regressions), so the
+/// YAML readers refuse them before parsing.
+std::optional<std::size_t> yaml_stray_comma(std::string_view text);
 
 }  // namespace kvplan

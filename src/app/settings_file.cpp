@@ -218,8 +218,8 @@ std::string python_str(const nlohmann::json& v) {
 
 std::vector<SettingsEntry> read_settings_yaml(std::string_view text, const std::string& path, bool nested) {
   YAML::Node root;
-  if (const std::optional<std::size_t> line = yaml_comma_at_document_start(text)) {
-    throw Error(fmt::format("{}:{}: not valid YAML: a ',' begins a document; a ',' separates entries only inside [ ] "
+  if (const std::optional<std::size_t> line = yaml_stray_comma(text)) {
+    throw Error(fmt::format("{}:{}: not valid YAML: a ',' where a value begins; a ',' separates entries only inside [ ] "
                             "or {{ }}",
                             path, *line));
   }

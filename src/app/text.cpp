@@ -118,17 +118,24 @@ std::string one_line(std::string_view message) {
   return out;
 }
 
-std::optional<std::size_t> yaml_comma_at_document_start(std::string_view text) {
-  const auto strip = [](std::string_view s) {
-    const std::size_t first = s.find_first_not_of(" \t");
-    return first == std::string_view::npos ? std::string_view() : s.substr(first);
+std::optional<std::size_t> yaml_stray_comma(std::string_view text) {
+  const auto blank = [](char c) { return c == ' ' || c == '\t'; };
+  const auto strip = [&](std::string_view s) {
+    std::size_t i = 0;
+    while (i < s.size() && blank(s[i])) {
+      ++i;
+    }
+    return s.substr(i);
   };
   // A line that is exactly a marker, or a marker followed by a space or tab (YAML's c-directives-end and
   // c-document-end); for ---, what follows it on the line is the document's first content.
-  const auto marker = [](std::string_view line, std::string_view m) {
-    return line.substr(0, 3) == m && (line.size() == 3 || line[3] == ' ' || line[3] == '\t');
+  const auto marker = [&](std::string_view line, std::string_view m) {
+    return line.substr(0, 3) == m && (line.size() == 3 || blank(line[3]));
   };
-  bool at_start = true;
+  bool at_start = true;                   // no content yet in this document
+  std::size_t flow = 0;                   // [ { depth
+  char quote = 0;                         // the quote of a scalar that runs on to the next line
+  std::optional<std::size_t> block;       // in a block scalar (| or >) whose header line had this indent
   std::size_t line_no = 0;
   for (std::size_t pos = 0; pos <= text.size();) {
     const std::size_t end = std::min(text.find('\n', pos), text.size());
@@ -138,31 +145,92 @@ std::optional<std::size_t> yaml_comma_at_document_start(std::string_view text) {
     if (!line.empty() && line.back() == '\r') {
       line.remove_suffix(1);
     }
-    if (marker(line, "...")) {
-      at_start = true;
-      continue;
+    const std::size_t indent = line.size() - strip(line).size();
+    if (block) {
+      if (strip(line).empty() || indent > *block) {
+        continue;  // the block scalar's text, whatever it holds
+      }
+      block.reset();
     }
-    if (marker(line, "---")) {
-      at_start = true;
-      line.remove_prefix(3);
-    } else if (at_start && !line.empty() && line.front() == '%') {
-      continue;  // a directive
+    if (quote == 0 && flow == 0) {
+      if (marker(line, "...")) {
+        at_start = true;
+        continue;
+      }
+      if (marker(line, "---")) {
+        at_start = true;
+        line.remove_prefix(3);
+      } else if (at_start && !line.empty() && line.front() == '%') {
+        continue;  // a directive
+      }
     }
-    if (!at_start) {
-      continue;
+    // Token by token: `fresh` where a new node may begin (a line's first token, after "- ", "? ", ": ", a node's
+    // properties, or a flow collection's "[", "{" and ","), where a ',' outside [ ] and { } is never YAML.
+    bool fresh = quote == 0;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+      const char c = line[i];
+      const bool spaced = i + 1 >= line.size() || blank(line[i + 1]);
+      if (quote == '\'') {
+        if (c == '\'') {
+          if (i + 1 < line.size() && line[i + 1] == '\'') {
+            ++i;  // '' is a quote inside the scalar
+          } else {
+            quote = 0;
+          }
+        }
+        continue;
+      }
+      if (quote == '"') {
+        if (c == '\\') {
+          ++i;
+        } else if (c == '"') {
+          quote = 0;
+        }
+        continue;
+      }
+      if (blank(c)) {
+        continue;
+      }
+      if (c == '#' && (i == 0 || blank(line[i - 1]))) {
+        break;  // a comment
+      }
+      if (c == ',') {
+        if (flow > 0) {
+          fresh = true;
+          continue;
+        }
+        if (fresh) {
+          return line_no;
+        }
+        continue;  // inside a plain scalar
+      }
+      const bool flow_indicator = flow > 0 && (c == '[' || c == '{' || c == ']' || c == '}');
+      if (!fresh && !flow_indicator && !(c == ':' && spaced)) {
+        continue;  // inside a plain scalar
+      }
+      at_start = false;
+      if ((c == '-' || c == '?' || c == ':') && spaced) {
+        fresh = true;
+      } else if (c == '[' || c == '{') {
+        ++flow;
+        fresh = true;
+      } else if ((c == ']' || c == '}') && flow > 0) {
+        --flow;
+        fresh = false;
+      } else if (c == '&' || c == '!') {
+        while (i + 1 < line.size() && !blank(line[i + 1])) {
+          ++i;  // an anchor or a tag: the node follows
+        }
+      } else if (c == '\'' || c == '"') {
+        quote = c;
+        fresh = false;
+      } else if ((c == '|' || c == '>') && flow == 0) {
+        block = indent;  // a block scalar: its text starts on the next line
+        break;
+      } else {
+        fresh = false;  // a plain scalar or an alias
+      }
     }
-    std::string_view rest = strip(line);
-    while (!rest.empty() && (rest.front() == '&' || rest.front() == '!')) {  // an anchor or a tag
-      const std::size_t space = rest.find_first_of(" \t");
-      rest = space == std::string_view::npos ? std::string_view() : strip(rest.substr(space));
-    }
-    if (rest.empty() || rest.front() == '#') {
-      continue;
-    }
-    if (rest.front() == ',') {
-      return line_no;
-    }
-    at_start = false;
   }
   return std::nullopt;
 }

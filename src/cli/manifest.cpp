@@ -1430,8 +1430,8 @@ bool is_manifest(const std::string& path, const std::string& text) {
 std::vector<ManifestEntry> read_manifest_text(const std::string& text, const std::string& path,
                                               const ManifestOptions& options) {
   std::vector<YAML::Node> docs;
-  if (const std::optional<std::size_t> line = yaml_comma_at_document_start(text)) {
-    throw Error(fmt::format("{}:{}: not valid YAML: a ',' begins a document; a ',' separates entries only inside [ ] "
+  if (const std::optional<std::size_t> line = yaml_stray_comma(text)) {
+    throw Error(fmt::format("{}:{}: not valid YAML: a ',' where a value begins; a ',' separates entries only inside [ ] "
                             "or {{ }}",
                             path, *line));
   }
