@@ -135,7 +135,8 @@ std::optional<std::size_t> yaml_stray_comma(std::string_view text) {
   bool at_start = true;                   // no content yet in this document
   std::size_t flow = 0;                   // [ { depth
   char quote = 0;                         // the quote of a scalar that runs on to the next line
-  std::optional<std::size_t> block;       // in a block scalar (| or >) whose header line had this indent
+  bool in_block = false;                  // in a block scalar (| or >) ...
+  std::size_t block_indent = 0;           // ... whose header line had this indent
   std::size_t line_no = 0;
   for (std::size_t pos = 0; pos <= text.size();) {
     const std::size_t end = std::min(text.find('\n', pos), text.size());
@@ -146,11 +147,11 @@ std::optional<std::size_t> yaml_stray_comma(std::string_view text) {
       line.remove_suffix(1);
     }
     const std::size_t indent = line.size() - strip(line).size();
-    if (block) {
-      if (strip(line).empty() || indent > *block) {
+    if (in_block) {
+      if (strip(line).empty() || indent > block_indent) {
         continue;  // the block scalar's text, whatever it holds
       }
-      block.reset();
+      in_block = false;
     }
     if (quote == 0 && flow == 0) {
       if (marker(line, "...")) {
@@ -225,7 +226,8 @@ std::optional<std::size_t> yaml_stray_comma(std::string_view text) {
         quote = c;
         fresh = false;
       } else if ((c == '|' || c == '>') && flow == 0) {
-        block = indent;  // a block scalar: its text starts on the next line
+        in_block = true;  // a block scalar: its text starts on the next line
+        block_indent = indent;
         break;
       } else {
         fresh = false;  // a plain scalar or an alias
