@@ -40,5 +40,7 @@ inline constexpr std::size_t kMaxJsonDepth = 64;
 /// until memory runs out, on several such tokens (`,a: b`, `- a\n,b`, `"a"\n,b`: tests/fuzz/regressions), so the
 /// YAML readers refuse them before parsing.
 std::optional<std::size_t> yaml_stray_comma(std::string_view text);
+/// Throws kvplan::Error naming `path` and the line of a yaml_stray_comma.
+void refuse_stray_yaml_comma(std::string_view text, std::string_view path);
 
 }  // namespace kvplan

@@ -197,27 +197,30 @@ struct FlagMatch {
 
 using FlagRows = std::vector<FlagClass>;
 
+// The row's match for `flag`: one of its spellings, or (negated) one of its negations.
+FlagMatch match_row(const FlagClass& row, const std::string& flag) {
+  if (std::find(row.spellings.begin(), row.spellings.end(), flag) != row.spellings.end()) {
+    return {&row, false, flag};
+  }
+  if (std::find(row.negations.begin(), row.negations.end(), flag) != row.negations.end()) {
+    return {&row, true, flag};
+  }
+  return {};
+}
+
 FlagMatch find_flag(const FlagRows& rows, const std::string& flag) {
   for (const FlagClass& row : rows) {
-    if (std::find(row.spellings.begin(), row.spellings.end(), flag) != row.spellings.end()) {
-      return {&row, false, flag};
-    }
-    if (std::find(row.negations.begin(), row.negations.end(), flag) != row.negations.end()) {
-      return {&row, true, flag};
+    if (FlagMatch m = match_row(row, flag); m.row != nullptr) {
+      return m;
     }
   }
   return {};
 }
 
-// A flag of an earlier release (Engine::removed_flags), by any of its spellings.
-const RemovedFlag* find_removed(const Engine& e, const std::string& flag, bool& negated) {
+// A flag of an earlier release (Engine::removed_flags), by any of its spellings; `m` is its row's match.
+const RemovedFlag* find_removed(const Engine& e, const std::string& flag, FlagMatch& m) {
   for (const RemovedFlag& r : e.removed_flags()) {
-    if (std::find(r.row.spellings.begin(), r.row.spellings.end(), flag) != r.row.spellings.end()) {
-      negated = false;
-      return &r;
-    }
-    if (std::find(r.row.negations.begin(), r.row.negations.end(), flag) != r.row.negations.end()) {
-      negated = true;
+    if (m = match_row(r.row, flag); m.row != nullptr) {
       return &r;
     }
   }
@@ -470,11 +473,11 @@ class FlagReader {
         }
       }
       if (m.row == nullptr) {
-        bool negated = false;
-        if (const RemovedFlag* gone = find_removed(engine_, name, negated)) {
+        FlagMatch old;
+        if (const RemovedFlag* gone = find_removed(engine_, name, old)) {
           const std::optional<int> rank = engine_.release_rank(q_.version.text);
           if (rank && *rank >= gone->since_rank && *rank < gone->until_rank) {
-            m = FlagMatch{&gone->row, negated, name};  // a flag of this release: read by its class below
+            m = old;  // a flag of this release: read by its class below
           } else if (rank && *rank >= gone->until_rank) {
             const std::string removed =
                 fmt::format("{} was removed in {} ({})", quote_input(flag), gone->until, gone->row.source);

@@ -218,11 +218,7 @@ std::string python_str(const nlohmann::json& v) {
 
 std::vector<SettingsEntry> read_settings_yaml(std::string_view text, const std::string& path, bool nested) {
   YAML::Node root;
-  if (const std::optional<std::size_t> line = yaml_stray_comma(text)) {
-    throw Error(fmt::format("{}:{}: not valid YAML: a ',' where a value begins; a ',' separates entries only inside [ ] "
-                            "or {{ }}",
-                            path, *line));
-  }
+  refuse_stray_yaml_comma(text, path);
   try {
     root = YAML::Load(std::string(text));
   } catch (const YAML::Exception& e) {

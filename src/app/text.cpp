@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <fmt/format.h>
+
+#include "kvplan/error.hpp"
 
 namespace kvplan {
 
@@ -235,6 +238,14 @@ std::optional<std::size_t> yaml_stray_comma(std::string_view text) {
     }
   }
   return std::nullopt;
+}
+
+void refuse_stray_yaml_comma(std::string_view text, std::string_view path) {
+  if (const std::optional<std::size_t> line = yaml_stray_comma(text)) {
+    throw Error(fmt::format("{}:{}: not valid YAML: a ',' where a value begins; a ',' separates entries only inside "
+                            "[ ] or {{ }}",
+                            path, *line));
+  }
 }
 
 std::size_t json_depth(std::string_view text) {

@@ -1430,11 +1430,7 @@ bool is_manifest(const std::string& path, const std::string& text) {
 std::vector<ManifestEntry> read_manifest_text(const std::string& text, const std::string& path,
                                               const ManifestOptions& options) {
   std::vector<YAML::Node> docs;
-  if (const std::optional<std::size_t> line = yaml_stray_comma(text)) {
-    throw Error(fmt::format("{}:{}: not valid YAML: a ',' where a value begins; a ',' separates entries only inside [ ] "
-                            "or {{ }}",
-                            path, *line));
-  }
+  refuse_stray_yaml_comma(text, path);
   try {
     docs = YAML::LoadAll(text);
   } catch (const YAML::Exception& e) {

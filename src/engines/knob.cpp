@@ -205,16 +205,15 @@ bool on_off(std::string_view text, bool& value) {
 
 namespace {
 
-// A table parsed once per engine (the tables are constants of the build).
-template <class Row>
-const std::vector<Row>& parsed_once(const Engine* e, std::vector<Row> (*parse)(std::string_view, std::string_view),
-                                    std::string_view table) {
+// A table parsed once per engine (the tables are constants of the build); `parse` builds its rows.
+template <class Row, class Parse>
+const std::vector<Row>& parsed_once(const Engine* e, Parse parse) {
   static std::mutex mutex;
   static std::map<const Engine*, std::vector<Row>> cache;
   const std::lock_guard lock(mutex);
   auto it = cache.find(e);
   if (it == cache.end()) {
-    it = cache.emplace(e, parse(table, e->name())).first;
+    it = cache.emplace(e, parse()).first;
   }
   return it->second;
 }
@@ -224,14 +223,7 @@ const std::vector<Row>& parsed_once(const Engine* e, std::vector<Row> (*parse)(s
 const std::vector<FlagClass>& Engine::flag_classes() const { return flag_table_rows(flag_table(), name()); }
 
 const std::vector<RemovedFlag>& Engine::removed_flags() const {
-  static std::mutex mutex;
-  static std::map<const Engine*, std::vector<RemovedFlag>> cache;
-  const std::lock_guard lock(mutex);
-  auto it = cache.find(this);
-  if (it == cache.end()) {
-    it = cache.emplace(this, parse_removed_flag_table(*this, removed_flag_table())).first;
-  }
-  return it->second;
+  return parsed_once<RemovedFlag>(this, [this] { return parse_removed_flag_table(*this, removed_flag_table()); });
 }
 
 const std::vector<FlagClass>& flag_table_rows(std::string_view table, std::string_view engine) {
@@ -247,7 +239,7 @@ const std::vector<FlagClass>& flag_table_rows(std::string_view table, std::strin
 }
 
 const std::vector<OptionClass>& Engine::option_classes() const {
-  return parsed_once(this, parse_option_table, option_table());
+  return parsed_once<OptionClass>(this, [this] { return parse_option_table(option_table(), name()); });
 }
 
 namespace {
