@@ -118,6 +118,19 @@ struct Rope {
   double factor = 1;                        // the scaling factor (1: none)
 };
 
+/// A vision tower's profiling run as vLLM V1 runs it before it sizes the KV cache (GPUModelRunner.profile_run):
+/// max-size dummy images through the encoder, their outputs then held in the encoder cache while the text model's
+/// dummy run runs. Only for towers whose processor and block shapes kvplan knows (src/app/towers.cpp).
+struct VisionEncoder {
+  std::uint64_t hidden = 0;           // vision_config.hidden_size
+  std::uint64_t intermediate = 0;     // vision_config.intermediate_size
+  std::uint64_t patch_values = 0;     // pixel values per patch: in_channels x temporal_patch_size x patch_size^2
+  std::uint64_t patches_per_token = 1;  // spatial_merge_size^2 patches merge into one output token
+  std::uint64_t tokens_per_item = 0;  // the largest image's tokens: the processor's longest_edge / (patch x merge)^2
+  std::uint64_t output_width = 0;     // out_hidden_size x (1 + deepstack layers)
+  bool operator==(const VisionEncoder&) const = default;
+};
+
 /// Parameters by component; their sum is what the weights hold.
 struct ParamCounts {
   std::uint64_t embedding = 0;   // token embeddings
@@ -187,6 +200,9 @@ struct ModelSpec {
   /// are then a lower bound, and plan() decides only where every layer at 16 bits gives the same verdict
   /// (Cause::weights_unknown where it does not).
   std::string skip_list_unread;
+  /// Its vision encoder's profiling shape, where kvplan knows it (VisionEncoder); empty otherwise (a text model,
+  /// or a tower of another family, whose profiling is then not planned).
+  std::optional<VisionEncoder> vision_encoder;
   /// The distinct rotary embeddings of its attention layers (ArchRow::rope); empty where not described.
   std::vector<Rope> ropes;
   /// The weights' format as the checkpoint names it where kvplan's dtypes do not ("Q4_K_M": a GGUF's

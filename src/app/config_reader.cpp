@@ -321,6 +321,7 @@ ModelSpec read_hparams(HObject top_object, std::string_view name, std::string_vi
   }
   const TowerCount towers = count_towers(top_fields, wrapper_type, m.hidden_size);
   m.params.vision = towers.params;
+  m.vision_encoder = towers.encoder;
   for (const std::string& t : towers.uncounted) {
     m.weights_note += (m.weights_note.empty() ? "" : "; ") + t + " not counted";
   }

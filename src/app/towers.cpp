@@ -93,6 +93,28 @@ std::uint64_t qwen3_vl(const Keys& k) {
   return c * t * p * p * h + h + positions * h + l * vit_layer(h, i) + (2 * h + merger) + deepstack * (2 * merged + merger);
 }
 
+// The Qwen3-VL tower's largest image as vLLM profiles it (Qwen2VLProcessingInfo.get_image_size_with_most_features:
+// the image processor's size.longest_edge pixels, in units of (patch x merge)^2 per token). The checkpoints' own
+// preprocessor_config.json give {"longest_edge": 16777216, "shortest_edge": 65536} with patch 16 and merge 2 for
+// Qwen3-VL, Qwen3.5 and Qwen3.6 (Qwen/Qwen3.5-2B-Base's, Qwen/Qwen3.6-35B-A3B-FP8's: docs/engines.md), a 4096 x 4096
+// image of 16,384 tokens, as vLLM logs it: "Encoder cache will be initialized with a budget of 16384 tokens, and
+// profiled with 1 image items of the maximum feature size".
+constexpr std::uint64_t kQwen3VlLongestEdgePixels = 16'777'216;
+
+VisionEncoder qwen3_vl_encoder(const Keys& k) {
+  VisionEncoder e;
+  e.hidden = k.need("hidden_size");
+  e.intermediate = k.need("intermediate_size");
+  const std::uint64_t p = k.get("patch_size", 16), t = k.get("temporal_patch_size", 2);
+  const std::uint64_t c = k.get("in_channels", 3), s = k.get("spatial_merge_size", 2);
+  e.patch_values = c * t * p * p;
+  e.patches_per_token = s * s;
+  e.tokens_per_item = kQwen3VlLongestEdgePixels / (p * s * p * s);
+  const HList* deep = k.v.list("deepstack_visual_indexes");
+  e.output_width = k.need("out_hidden_size") * (1 + (deep == nullptr ? 0 : deep->size()));
+  return e;
+}
+
 // MoonViT (Kimi-VL moonvit, Kimi-K2.5 vt_* keys): patch conv with bias, a learned 2D position grid,
 // ViT layers, a final norm, and the patch-merger projector to the text width.
 std::uint64_t moonvit(const Keys& k, std::uint64_t text_hidden) {
@@ -195,6 +217,7 @@ TowerCount count_towers(const HFields& top, std::string_view wrapper, std::uint6
       // Qwen3.5 and Qwen3.6 (qwen3_5, qwen3_5_moe): "the vision tower is inherited from Qwen3-VL" (transformers
       // docs/source/en/model_doc/qwen3_5_moe.md); its configs list no deepstack_visual_indexes, so one merger.
       tower = qwen3_vl(k);
+      out.encoder = qwen3_vl_encoder(k);
     } else if (type == "moonvit" || vision->has("vt_hidden_size") || wrapper == "kimi_vl" || wrapper == "kimi_k25") {
       tower = moonvit(k, text_hidden);
     } else if (type == "llama4_vision_model") {

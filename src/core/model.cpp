@@ -132,6 +132,9 @@ ModelSpec pipeline_stage(const ModelSpec& m, std::uint32_t pp, std::uint32_t ran
   out.params.mlp_16bit = share(m.params.mlp_16bit);
   out.params.embedding = rank == 0 ? m.params.embedding : 0;
   out.params.vision = rank == 0 ? m.params.vision : 0;
+  if (rank != 0) {
+    out.vision_encoder.reset();  // the first stage runs the vision tower, and profiles it
+  }
   // The last stage computes the logits: its own lm_head, or a copy of tied embeddings.
   out.params.lm_head = rank + 1 == pp ? (m.params.lm_head > 0 ? m.params.lm_head : (pp > 1 ? m.params.embedding : 0)) : 0;
   return out;

@@ -85,7 +85,7 @@ enum K : std::size_t {
   model, tensor_parallel_size, pipeline_parallel_size, data_parallel_size, decode_context_parallel_size,
   max_model_len, kv_cache_dtype, dtype, quantization, nnodes, kv_transfer_config, lmcache_cpu_size, lmcache_chunk_size,
   kv_offloading_backend, enable_prefix_caching, mamba_cache_mode, use_flashinfer_sampler, moe_backend, mxfp4_use_marlin,
-  kCount
+  skip_mm_profiling, kCount
 };
 
 // --kv-transfer-config '{"kv_connector":"LMCacheConnectorV1",...}': the connector it names, read once here.
@@ -235,6 +235,10 @@ constexpr std::array<Knob, kCount> kKnobs{{
     {"mxfp4_use_marlin", "", KnobType::flag, Target::own, "",
      "vLLM: VLLM_MXFP4_USE_MARLIN=1 runs MXFP4 experts on the Marlin kernel", "vllm/envs.py VLLM_MXFP4_USE_MARLIN",
      engines::on_off, 0, false, "VLLM_MXFP4_USE_MARLIN"},
+    {"skip_mm_profiling", "--skip-mm-profiling", KnobType::flag, Target::own, "--skip-mm-profiling",
+     "vLLM: the profiling run skips the vision encoder's max-size images and their encoder cache: more KV memory, "
+     "with the encoder's peak left out of the budget",
+     "vllm/config/multimodal.py MultiModalConfig.skip_mm_profiling; vllm/v1/worker/gpu_model_runner.py profile_run"},
 }};
 
 // Activation peak of the profiling run, calibrated on 15 vLLM 0.19.0 H100 runs at the API-server
@@ -281,6 +285,45 @@ std::uint64_t v1_sorting_activation_bytes(const ModelSpec& m, std::uint64_t batc
   const std::uint64_t rows = std::min(max_seqs, batched);
   const std::uint64_t hidden = sat_mul(sat_add(batched, 2 * rows), sat_mul(m.hidden_size, 2));
   return std::max(forward, sat_add(sat_mul(sat_mul(rows, m.vocab_size), kV1SortBytes), hidden));
+}
+
+// The vision encoder's part in V1's profiling run (GPUModelRunner.profile_run): N max-size dummy images go through
+// the tower in one eager call, and their pixel values and encoder outputs stay allocated while the text model's
+// dummy run and the sampler run, so the profiled peak is the larger of the tower's forward and the text run plus
+// what it holds. N (MultiModalBudget, vllm/multimodal/encoder_budget.py) = max(1, min(B / T, max_num_seqs x
+// max(1, max_model_len / T))), with T the tokens of one image and B = max(max_num_batched_tokens, T).
+// The tower's forward, per patch, at its widest (a Qwen3-VL vision block; docs/engines.md): the residual stream,
+// the norm's output, the attention projection's output and the position embeddings, whole on every rank (4 x
+// hidden), beside either the attention's qkv, q and k made contiguous, q and k rotated and its output (8 x hidden)
+// or the MLP's fc1 output and activation (2 x intermediate), both split over tp (vLLM's QKVParallelLinear,
+// ColumnParallelLinear), and the pixel values, in the model's 16-bit dtype. An estimate from the block's code, not a
+// measurement: docs/accuracy.md gives its error on the logs that show it.
+struct EncoderProfile {
+  std::uint64_t items = 0;    // N images
+  std::uint64_t tokens = 0;   // T per image
+  std::uint64_t forward = 0;  // the tower's forward at its peak, per GPU
+  std::uint64_t held = 0;     // pixel values and outputs kept through the text model's run
+};
+
+std::optional<EncoderProfile> encoder_profile(const ModelSpec& m, std::uint32_t tp, std::uint64_t batched,
+                                              std::uint64_t max_seqs, std::uint64_t max_model_len) {
+  if (!m.vision_encoder || m.vision_encoder->tokens_per_item == 0) {
+    return std::nullopt;
+  }
+  const VisionEncoder& v = *m.vision_encoder;
+  EncoderProfile e;
+  e.tokens = v.tokens_per_item;
+  const std::uint64_t budget = std::max(batched, e.tokens);
+  const std::uint64_t per_request = std::max<std::uint64_t>(1, max_model_len / e.tokens);
+  e.items = std::max<std::uint64_t>(1, std::min(budget / e.tokens, sat_mul(max_seqs, per_request)));
+  const std::uint64_t patches = sat_mul(sat_mul(e.items, e.tokens), v.patches_per_token);
+  const std::uint64_t ranks = std::max<std::uint32_t>(tp, 1);
+  const std::uint64_t whole = 4 * v.hidden;
+  const std::uint64_t split = std::max(ceil_div(8 * v.hidden, ranks), ceil_div(2 * v.intermediate, ranks));
+  e.forward = sat_mul(sat_mul(patches, 2), sat_add(sat_add(whole, split), v.patch_values));
+  e.held = sat_add(sat_mul(sat_mul(patches, v.patch_values), 2),
+                   sat_mul(sat_mul(sat_mul(e.items, e.tokens), v.output_width), 2));
+  return e;
 }
 
 std::uint64_t activation_bytes(std::uint64_t vocab, std::uint64_t batched_tokens, std::uint64_t max_seqs,
@@ -1167,11 +1210,18 @@ EnginePrediction Vllm::predict(const EngineInputs& in) const {
     const bool sorting_08 = release < kV1SortingSamplerUntil;
     const std::optional<bool> flashinfer = s.flag(use_flashinfer_sampler);
     const bool sorting = sorting_08 || (release < kV1TritonSamplerSince && !flashinfer.value_or(release < kV1SortingAgainSince));
-    const std::uint64_t activations =
-        s.number(activation_memory)
-            .value_or(sorting_08 ? activation_bytes(m.vocab_size, batched, max_seqs, in.last_stage, kSortingSamplerBytes)
-                      : sorting  ? v1_sorting_activation_bytes(m, batched, max_seqs, in.last_stage)
-                                 : activation_bytes(m.vocab_size, batched, max_seqs, in.last_stage));
+    const std::uint64_t text_activations =
+        sorting_08 ? activation_bytes(m.vocab_size, batched, max_seqs, in.last_stage, kSortingSamplerBytes)
+        : sorting  ? v1_sorting_activation_bytes(m, batched, max_seqs, in.last_stage)
+                   : activation_bytes(m.vocab_size, batched, max_seqs, in.last_stage);
+    const std::optional<EncoderProfile> encoder =
+        s.flag(skip_mm_profiling).value_or(false) ? std::nullopt
+                                                  : encoder_profile(m, in.tensor_parallel, batched, max_seqs, in.max_model_len);
+    const bool encoder_peak = encoder && encoder->forward > sat_add(text_activations, encoder->held);
+    const std::uint64_t activations = s.number(activation_memory)
+                                          .value_or(!encoder      ? text_activations
+                                                    : encoder_peak ? encoder->forward
+                                                                   : sat_add(text_activations, encoder->held));
     const ReserveModel fit;
     // Before 0.9.1, V1 counted everything on the device that torch had not allocated (the CUDA
     // context and NCCL's buffers included); from 0.9.1 only what grew while profiling.
@@ -1207,8 +1257,17 @@ EnginePrediction Vllm::predict(const EngineInputs& in) const {
           {"activation_peak_bytes", "− Torch peak increase", Cell::bytes(activations),
            s.has(activation_memory)
                ? std::string("--activation-memory")
-               : fmt::format("profiling run of {} tokens, {}sampler over {} rows", with_commas(batched),
-                             sorting ? "sorting " : "", with_commas(std::min(max_seqs, batched)))},
+               : encoder_peak
+                   ? fmt::format("the vision encoder's profiling of {} image{} of {} tokens (text run: {})",
+                                 encoder->items, encoder->items == 1 ? "" : "s", with_commas(encoder->tokens),
+                                 format_bytes(sat_add(text_activations, encoder->held)))
+                   : fmt::format("profiling run of {} tokens, {}sampler over {} rows{}", with_commas(batched),
+                                 sorting ? "sorting " : "", with_commas(std::min(max_seqs, batched)),
+                                 encoder ? fmt::format(", with {} image{}' encoder outputs held", encoder->items,
+                                                       encoder->items == 1 ? "" : "s")
+                                 : m.params.vision > 0 && !s.flag(skip_mm_profiling).value_or(false)
+                                     ? "; the vision tower's own profiling is not modelled for this family"
+                                     : "")},
           {"non_torch_bytes", "− Non-torch memory", Cell::bytes(non_torch),
            release < kV1ProfilingSince ? (in.tensor_parallel > 1 ? "CUDA context + NCCL (all non-torch memory before 0.9.1)"
                                                                  : "CUDA context (all non-torch memory before 0.9.1)")
