@@ -60,12 +60,14 @@ constexpr int kTritonKernelsBundledSince = 1101;  // triton_kernels a dependency
 constexpr int kBf16FallbackSince = 900;       // auto dtype: bf16 falls back to fp16 below sm80 (5c4c08f6f, #17265)
 // One commit turns the CUDA-graph estimate on (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1) and raises
 // CacheConfig.gpu_memory_utilization's default from 0.9 to 0.92 to make up for it (96a85c57501f, #38284, merged
-// 2026-04-21); vLLM's own log line says "default since v0.21.0".
-constexpr int kCudaGraphEstimateSince = 21;
+// 2026-04-21); vLLM's own log line says "default since v0.21.0", but a 0.20.2 log already prints it and subtracts
+// its estimate (Michal1337/clinician-co-pilot vllm.log: "version 0.20.2", "Estimated CUDA graph memory: 0.88 GiB
+// total", "CUDA graph memory profiling is enabled"). Releases (minor x 100 + patch): 0.20.0 and 0.20.1 were not read.
+constexpr int kCudaGraphEstimateSince = 2002;
 constexpr int kUtilization092Since = kCudaGraphEstimateSince;
 // num_tokens = int(max_concurrency * max_model_len) in _report_kv_cache_config (e68fa1b90a7b, #41069, merged
-// 2026-04-28: in 0.21.0; 0.20.x was not read).
-constexpr int kTokensFromConcurrencySince = 21;
+// 2026-04-28); the same 0.20.2 log prints 984,297 tokens at 30.04x of 32,768, no whole number of blocks.
+constexpr int kTokensFromConcurrencySince = 2002;
 // Mamba state per request (MambaSpec.max_memory_usage_bytes, mamba_cache_mode): "align" keeps 2 states, "none"
 // 1, "all" one per block (5206e5e28c25, #30877, merged 2026-01-23, taken as 0.15); before it a hybrid kept 1
 // state, or for Mamba-2 models with prefix caching one per block (ea507c3a93fe, #25752, 0.11.1).
@@ -1199,7 +1201,7 @@ EnginePrediction Vllm::predict(const EngineInputs& in) const {
     }
   } else {
     const auto util = static_cast<std::uint32_t>(
-        s.number(gpu_memory_utilization).value_or(in.version >= kUtilization092Since ? 920'000 : 900'000));
+        s.number(gpu_memory_utilization).value_or(release >= kUtilization092Since ? 920'000 : 900'000));
     const std::uint64_t requested = engines::ceil_frac(in.gpu_memory_bytes, util);
     p.usable_bytes = requested;
     p.fraction_ppm = util;
@@ -1236,7 +1238,7 @@ EnginePrediction Vllm::predict(const EngineInputs& in) const {
     const GraphSizes graph_sizes = cuda_graph_sizes(max_seqs, batched);
     const std::uint64_t stage_layers = m.num_hidden_layers;  // the model of this pipeline stage: its own layers
     const std::uint64_t graphs =
-        in.version >= kCudaGraphEstimateSince && !eager
+        release >= kCudaGraphEstimateSince && !eager
             ? s.number(cuda_graph_memory).value_or(cuda_graph_estimate_bytes(stage_layers, graph_sizes))
             : 0;
     available = sat_sub(requested, sat_add(sat_add(weights, activations), sat_add(non_torch, graphs)));
@@ -1276,10 +1278,10 @@ EnginePrediction Vllm::predict(const EngineInputs& in) const {
           {"cuda_graph_bytes", "− CUDA graph estimate", Cell::bytes(graphs),
            eager                          ? "--enforce-eager or -O0: no CUDA graphs"
            : s.has(cuda_graph_memory)     ? std::string("--cuda-graph-memory")
-           : graphs > 0 ? fmt::format("vLLM's estimate, subtracted since v0.21: {} PIECEWISE and {} FULL sizes over "
+           : graphs > 0 ? fmt::format("vLLM's estimate, subtracted since v0.20.2: {} PIECEWISE and {} FULL sizes over "
                                       "{} layers (kvplan's model of it)",
                                       graph_sizes.piecewise, graph_sizes.full, stage_layers)
-                                          : "not subtracted before v0.21 (graphs live in the headroom)"},
+                                          : "not subtracted before v0.20.2 (graphs live in the headroom)"},
       };
     }
   }
@@ -1351,7 +1353,7 @@ EnginePrediction Vllm::predict(const EngineInputs& in) const {
   p.budget.push_back({"available_kv_cache_bytes", "= Available KV cache memory", Cell::bytes(available), ""});
   const double concurrency = per_request == 0 ? 0 : static_cast<double>(num_blocks) / static_cast<double>(per_request);
   const std::uint64_t groups = l.group_kinds.size();
-  const std::uint64_t tokens = in.version >= kTokensFromConcurrencySince
+  const std::uint64_t tokens = release >= kTokensFromConcurrencySince
                                    ? static_cast<std::uint64_t>(concurrency * static_cast<double>(p.max_model_len))
                                    : num_blocks / groups * l.block_size * dcp;  // "Multiplying ... by the cp_world_size"
   p.fields = {
@@ -1364,7 +1366,7 @@ EnginePrediction Vllm::predict(const EngineInputs& in) const {
       {"block_size", "Block size", Cell::tokens(l.block_size), "tokens"},
       {"num_kv_cache_groups", "KV cache groups", Cell::count(groups), ""},
       {"gpu_kv_cache_tokens", "GPU KV cache size", Cell::tokens(tokens),
-       in.version >= kTokensFromConcurrencySince ? "int(max concurrency × max_model_len)"
+       release >= kTokensFromConcurrencySince ? "int(max concurrency × max_model_len)"
                                                  : "blocks // groups × block size"},
       {"max_concurrency", "Maximum concurrency", Cell::number(concurrency),
        fmt::format("{} blocks / {} blocks per {}-token request", with_commas(num_blocks), with_commas(per_request),
