@@ -616,6 +616,9 @@ struct Layout {
   std::uint64_t page_bytes = 0;        // one block of one layer, per rank
   std::uint64_t group_size = 0;        // layers per group (tensors shared across groups)
   std::vector<LayerType> group_kinds;  // one entry per KV cache group
+  // Per group, its block size in tokens: vLLM gives attention layers whose page is smaller than the largest a block
+  // size that many times larger (unify_kv_cache_spec_page_size), so one block of any group holds the same bytes.
+  std::vector<std::uint64_t> group_block;
   std::string note;
   // Mamba states one request holds per recurrent group (mamba_cache_mode): 1 ("none"), 2 ("align"), or
   // 0 for one per block of its tokens ("all"; prefix caching on Mamba-2 models).
@@ -643,9 +646,20 @@ Layout layout(const std::vector<LayerType>& types, std::uint64_t block) {
                          l.block_size);
   }
   l.page_bytes = attention_ppt > 0 ? l.block_size * attention_ppt : state;
+  // unify_kv_cache_spec_page_size (vllm/v1/core/kv_cache_utils.py): an attention layer of a smaller page gets
+  // block_size x (largest page / its page) tokens per block, where the largest is a whole multiple of it (vLLM
+  // refuses the model otherwise; kvplan then keeps the common block size).
+  const auto block_of = [&](const LayerType& t) {
+    if (t.kind == LayerType::Kind::recurrent || t.bytes_per_token == 0 || t.bytes_per_token >= attention_ppt ||
+        attention_ppt % t.bytes_per_token != 0) {
+      return l.block_size;
+    }
+    return l.block_size * (attention_ppt / t.bytes_per_token);
+  };
   if (types.size() == 1) {
     l.group_size = types.front().layers;
     l.group_kinds = types;
+    l.group_block = {l.block_size};
     return l;
   }
   // _get_kv_cache_groups_uniform_page_size: group_size = min layers per type, or the max when
@@ -660,6 +674,7 @@ Layout layout(const std::vector<LayerType>& types, std::uint64_t block) {
   for (const LayerType& t : types) {
     for (std::uint64_t g = 0; g < ceil_div(t.layers, l.group_size); ++g) {
       l.group_kinds.push_back(t);
+      l.group_block.push_back(block_of(t));
     }
   }
   return l;
@@ -670,22 +685,24 @@ Layout layout(const std::vector<LayerType>& types, std::uint64_t block) {
 // (FullAttentionSpec.max_memory_usage_bytes); Mamba state stays whole on every rank.
 std::uint64_t blocks_per_request(const Layout& l, std::uint64_t len, std::uint64_t batched_tokens, std::uint64_t dcp) {
   std::uint64_t blocks = 0;
-  for (const LayerType& g : l.group_kinds) {
+  for (std::size_t i = 0; i < l.group_kinds.size(); ++i) {
+    const LayerType& g = l.group_kinds[i];
+    const std::uint64_t block = i < l.group_block.size() ? l.group_block[i] : l.block_size;
     switch (g.kind) {
       case LayerType::Kind::full:
-        blocks += ceil_div(ceil_div(len, dcp), l.block_size);
+        blocks += ceil_div(ceil_div(len, dcp), block);
         break;
       case LayerType::Kind::sliding:  // SlidingWindowSpec: the window may not start at a block edge
-        blocks += ceil_div(std::min(g.window - 1 + batched_tokens, len), l.block_size) + 1;
+        blocks += ceil_div(std::min(g.window - 1 + batched_tokens, len), block) + 1;
         break;
       case LayerType::Kind::recurrent:  // MambaSpec.max_memory_usage_bytes, by mamba_cache_mode
-        blocks += l.states_per_request == 0 ? ceil_div(len, l.block_size) : l.states_per_request;
+        blocks += l.states_per_request == 0 ? ceil_div(len, block) : l.states_per_request;
         break;
       case LayerType::Kind::chunked:  // ChunkedLocalAttentionSpec: the current chunk plus the tokens in flight
-        blocks += ceil_div(std::min(g.window + batched_tokens, len), l.block_size) + 1;
+        blocks += ceil_div(std::min(g.window + batched_tokens, len), block) + 1;
         break;
       case LayerType::Kind::encoder:  // CrossAttentionSpec: the encoder's tokens, once per request
-        blocks += ceil_div(g.window, l.block_size);
+        blocks += ceil_div(g.window, block);
         break;
     }
   }
