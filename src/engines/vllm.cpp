@@ -68,6 +68,16 @@ constexpr int kUtilization092Since = kCudaGraphEstimateSince;
 // num_tokens = int(max_concurrency * max_model_len) in _report_kv_cache_config (e68fa1b90a7b, #41069, merged
 // 2026-04-28); the same 0.20.2 log prints 984,297 tokens at 30.04x of 32,768, no whole number of blocks.
 constexpr int kTokensFromConcurrencySince = 2002;
+// The non-torch memory of tp > 1 on NVSwitch GPUs (docs/engines.md, "non-torch"): the 2.07 GiB of the 0.19 tp-2 fit
+// runs is multicast memory that something at two ranks allocates. NCCL puts NVLink SHARP (NVLS) buffers on a
+// communicator of more than two GPUs only until 2.28.7 (src/transport/nvls.cc ncclNvlsInit, "gpuCount <= 2" until
+// ae7aed19, 2025-10-17; vLLM's wheels ship NCCL 2.27.x through 0.19), so at tp 2 it is FlashInfer's all-reduce + RMSNorm
+// fusion workspace, on by default at -O2 for tp > 1 on Hopper and Blackwell from #34299 (merged 2026-02-12: taken as
+// 0.16), with pipeline and data parallelism excluded (#34392) until #41458 (merged 2026-05-01: taken as 0.21). Before
+// it a tp-2 run pays the plain figure: a 0.12.0 run on two H100 SXM logs 'fuse_allreduce_rms': False and leaves
+// 0.7 GiB beside its activations.
+constexpr int kArRmsFusionSince = 1600;
+constexpr int kArRmsFusionWithPpDpSince = 2100;
 // Mamba state per request (MambaSpec.max_memory_usage_bytes, mamba_cache_mode): "align" keeps 2 states, "none"
 // 1, "all" one per block (5206e5e28c25, #30877, merged 2026-01-23, taken as 0.15); before it a hybrid kept 1
 // state, or for Mamba-2 models with prefix caching one per block (ea507c3a93fe, #25752, 0.11.1).
@@ -1244,14 +1254,17 @@ EnginePrediction Vllm::predict(const EngineInputs& in) const {
     const ReserveModel fit;
     // Before 0.9.1, V1 counted everything on the device that torch had not allocated (the CUDA
     // context and NCCL's buffers included); from 0.9.1 only what grew while profiling.
+    const bool eager = s.flag(enforce_eager).value_or(false) || s.number(optimization_level) == 0u;
+    const bool fusion = release >= kArRmsFusionSince && !eager && s.number(optimization_level).value_or(2) >= 2 &&
+                        (release >= kArRmsFusionWithPpDpSince || (in.pipeline_parallel == 1 && in.data_parallel == 1));
+    const bool multicast = nvlink_sharp(in.gpu_name) && (in.tensor_parallel > 2 || fusion);
     const std::uint64_t non_torch =
         s.number(non_torch_memory)
             .value_or(release < kV1ProfilingSince
                           ? sat_add(kCudaContextBytes, in.tensor_parallel > 1 ? kPcieNcclBytes : 0)
                           : in.tensor_parallel == 1 ? fit.framework_tp1_bytes
-                          : nvlink_sharp(in.gpu_name) ? fit.framework_multi_gpu_bytes
-                                                      : fit.framework_multi_gpu_plain_bytes);
-    const bool eager = s.flag(enforce_eager).value_or(false) || s.number(optimization_level) == 0u;
+                          : multicast               ? fit.framework_multi_gpu_bytes
+                                                    : fit.framework_multi_gpu_plain_bytes);
     const GraphSizes graph_sizes = cuda_graph_sizes(max_seqs, batched);
     const std::uint64_t stage_layers = m.num_hidden_layers;  // the model of this pipeline stage: its own layers
     const std::uint64_t graphs =
@@ -1290,7 +1303,9 @@ EnginePrediction Vllm::predict(const EngineInputs& in) const {
           {"non_torch_bytes", "− Non-torch memory", Cell::bytes(non_torch),
            release < kV1ProfilingSince ? (in.tensor_parallel > 1 ? "CUDA context + NCCL (all non-torch memory before 0.9.1)"
                                                                  : "CUDA context (all non-torch memory before 0.9.1)")
-           : in.tensor_parallel > 1    ? "CUDA context + NCCL"
+           : in.tensor_parallel > 1    ? (multicast ? (in.tensor_parallel > 2 ? "CUDA context + NCCL with NVLink SHARP"
+                                                                           : "CUDA context + NCCL + FlashInfer's all-reduce fusion workspace")
+                                                    : "CUDA context + NCCL")
                                        : "CUDA context"},
           {"cuda_graph_bytes", "− CUDA graph estimate", Cell::bytes(graphs),
            eager                          ? "--enforce-eager or -O0: no CUDA graphs"
