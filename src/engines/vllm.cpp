@@ -68,6 +68,13 @@ constexpr int kUtilization092Since = kCudaGraphEstimateSince;
 // num_tokens = int(max_concurrency * max_model_len) in _report_kv_cache_config (e68fa1b90a7b, #41069, merged
 // 2026-04-28); the same 0.20.2 log prints 984,297 tokens at 30.04x of 32,768, no whole number of blocks.
 constexpr int kTokensFromConcurrencySince = 2002;
+// Model Runner V2 (vllm/v1/worker/gpu/model_runner.py) is the default for the configurations it supports from v0.29.0
+// (commit 4aab2b0; VLLM_USE_V2_MODEL_RUNNER=1 selects it before). Its profile_run samples a dummy batch that registers
+// no sampling parameters, so the sampler exits before its fp32 upcast, top-k/top-p, penalties and logit bias
+// (vllm-project/vllm#57926, open 2026-09-21: "the fp32 logits upcast ... never enters the profiled peak"): the
+// profiled sampler is the model-dtype logits, 2 B per row and vocabulary entry.
+constexpr int kV2ModelRunnerSince = 2900;
+constexpr std::uint64_t kV2SamplerBytes = 2;
 // The non-torch memory of tp > 1 on NVSwitch GPUs (docs/engines.md, "non-torch"): the 2.07 GiB of the 0.19 tp-2 fit
 // runs is multicast memory that something at two ranks allocates. NCCL puts NVLink SHARP (NVLS) buffers on a
 // communicator of more than two GPUs only until 2.28.7 (src/transport/nvls.cc ncclNvlsInit, "gpuCount <= 2" until
@@ -97,7 +104,7 @@ enum K : std::size_t {
   model, tensor_parallel_size, pipeline_parallel_size, data_parallel_size, decode_context_parallel_size,
   max_model_len, kv_cache_dtype, dtype, quantization, nnodes, kv_transfer_config, lmcache_cpu_size, lmcache_chunk_size,
   kv_offloading_backend, enable_prefix_caching, mamba_cache_mode, use_flashinfer_sampler, moe_backend, mxfp4_use_marlin,
-  skip_mm_profiling, kCount
+  use_v2_model_runner, skip_mm_profiling, kCount
 };
 
 // --kv-transfer-config '{"kv_connector":"LMCacheConnectorV1",...}': the connector it names, read once here.
@@ -247,11 +254,37 @@ constexpr std::array<Knob, kCount> kKnobs{{
     {"mxfp4_use_marlin", "", KnobType::flag, Target::own, "",
      "vLLM: VLLM_MXFP4_USE_MARLIN=1 runs MXFP4 experts on the Marlin kernel", "vllm/envs.py VLLM_MXFP4_USE_MARLIN",
      engines::on_off, 0, false, "VLLM_MXFP4_USE_MARLIN"},
+    {"use_v2_model_runner", "", KnobType::flag, Target::own, "--model-runner-v2",
+     "vLLM: on, Model Runner V2 (VLLM_USE_V2_MODEL_RUNNER=1), whose profiling run samples with no sampling parameters, "
+     "so its sampler costs only the logits (default: by version, on from v0.29)",
+     "vllm/envs.py VLLM_USE_V2_MODEL_RUNNER; vllm/v1/worker/gpu/model_runner.py profile_run",
+     engines::on_off, 0, false, "VLLM_USE_V2_MODEL_RUNNER"},
     {"skip_mm_profiling", "--skip-mm-profiling", KnobType::flag, Target::own, "--skip-mm-profiling",
      "vLLM: the profiling run skips the vision encoder's max-size images and their encoder cache: more KV memory, "
      "with the encoder's peak left out of the budget",
      "vllm/config/multimodal.py MultiModalConfig.skip_mm_profiling; vllm/v1/worker/gpu_model_runner.py profile_run"},
 }};
+
+// Each enumerator of K names the row of kKnobs at its position: a row added out of order is a compile error.
+constexpr bool knobs_in_enum_order() {
+  constexpr std::string_view kOrder[] = {
+      "gpu_memory_utilization", "kv_cache_memory_bytes", "max_num_seqs", "max_num_batched_tokens", "block_size",
+      "enforce_eager", "cpu_offload_gb", "kv_offloading_size", "num_gpu_blocks_override", "optimization_level",
+      "enable_expert_parallel", "allow_long_max_model_len", "use_v1", "enable_chunked_prefill",
+      "distributed_executor_backend", "activation_memory", "non_torch_memory", "cuda_graph_memory", "model",
+      "tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size", "decode_context_parallel_size",
+      "max_model_len", "kv_cache_dtype", "dtype", "quantization", "nnodes", "kv_transfer_config", "lmcache_cpu_size",
+      "lmcache_chunk_size", "kv_offloading_backend", "enable_prefix_caching", "mamba_cache_mode",
+      "use_flashinfer_sampler", "moe_backend", "mxfp4_use_marlin", "use_v2_model_runner", "skip_mm_profiling"};
+  static_assert(std::size(kOrder) == kCount);
+  for (std::size_t k = 0; k < kCount; ++k) {
+    if (kKnobs[k].key != kOrder[k]) {
+      return false;
+    }
+  }
+  return kKnobs[use_v2_model_runner].key == "use_v2_model_runner" && kKnobs[skip_mm_profiling].key == "skip_mm_profiling";
+}
+static_assert(knobs_in_enum_order(), "kKnobs rows must follow enum K");
 
 // Activation peak of the profiling run, calibrated on 15 vLLM 0.19.0 H100 runs at the API-server
 // defaults max_num_batched_tokens 8192 and max_num_seqs 1024 (docs/budget.md): 445 MiB for the
@@ -1239,10 +1272,12 @@ EnginePrediction Vllm::predict(const EngineInputs& in) const {
     const bool sorting_08 = release < kV1SortingSamplerUntil;
     const std::optional<bool> flashinfer = s.flag(use_flashinfer_sampler);
     const bool sorting = sorting_08 || (release < kV1TritonSamplerSince && !flashinfer.value_or(release < kV1SortingAgainSince));
+    const bool v2_runner = s.flag(use_v2_model_runner).value_or(release >= kV2ModelRunnerSince);
     const std::uint64_t text_activations =
-        sorting_08 ? activation_bytes(m.vocab_size, batched, max_seqs, in.last_stage, kSortingSamplerBytes)
-        : sorting  ? v1_sorting_activation_bytes(m, batched, max_seqs, in.last_stage)
-                   : activation_bytes(m.vocab_size, batched, max_seqs, in.last_stage);
+        v2_runner    ? activation_bytes(m.vocab_size, batched, max_seqs, in.last_stage, kV2SamplerBytes)
+        : sorting_08 ? activation_bytes(m.vocab_size, batched, max_seqs, in.last_stage, kSortingSamplerBytes)
+        : sorting    ? v1_sorting_activation_bytes(m, batched, max_seqs, in.last_stage)
+                     : activation_bytes(m.vocab_size, batched, max_seqs, in.last_stage);
     const std::optional<EncoderProfile> encoder =
         s.flag(skip_mm_profiling).value_or(false) ? std::nullopt
                                                   : encoder_profile(m, in.tensor_parallel, batched, max_seqs, in.max_model_len);
@@ -1294,7 +1329,8 @@ EnginePrediction Vllm::predict(const EngineInputs& in) const {
                                  encoder->items, encoder->items == 1 ? "" : "s", with_commas(encoder->tokens),
                                  format_bytes(sat_add(text_activations, encoder->held)))
                    : fmt::format("profiling run of {} tokens, {}sampler over {} rows{}", with_commas(batched),
-                                 sorting ? "sorting " : "", with_commas(std::min(max_seqs, batched)),
+                                 v2_runner ? "Model Runner V2's logits-only " : sorting ? "sorting " : "",
+                                 with_commas(std::min(max_seqs, batched)),
                                  encoder ? fmt::format(", with {} image{}' encoder outputs held", encoder->items,
                                                        encoder->items == 1 ? "" : "s")
                                  : m.params.vision > 0 && !s.flag(skip_mm_profiling).value_or(false)

@@ -403,7 +403,7 @@ std::string summary(const std::vector<Row>& rows, const std::string& split) {
   for (const auto& [engine, lists] : engines) {
     const std::size_t n = lists.first.size();
     const std::size_t ok = n - lists.second.size();
-    within += fmt::format("{}{} {} of {} ({:.0f}%)", within.empty() ? "" : "; ", engine, ok, n, 100.0 * static_cast<double>(ok) / static_cast<double>(n));
+    within += fmt::format("{}{} {} of {} ({:.1f}%)", within.empty() ? "" : "; ", engine, ok, n, 100.0 * static_cast<double>(ok) / static_cast<double>(n));
   }
   out += fmt::format("\nEntries with every budget figure within its bound: {}.\n", within);
   out += fmt::format("\nEntries checked by exact arithmetic only (no budget figure): {}. Not matched, with the reason "
