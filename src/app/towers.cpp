@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "kvplan/text.hpp"
+#include "kvplan/units.hpp"
 
 namespace kvplan {
 namespace {
@@ -106,12 +107,16 @@ VisionEncoder qwen3_vl_encoder(const Keys& k) {
   e.hidden = k.need("hidden_size");
   e.intermediate = k.need("intermediate_size");
   const std::uint64_t p = k.get("patch_size", 16), t = k.get("temporal_patch_size", 2);
-  const std::uint64_t c = k.get("in_channels", 3), s = k.get("spatial_merge_size", 2);
-  e.patch_values = c * t * p * p;
-  e.patches_per_token = s * s;
-  e.tokens_per_item = kQwen3VlLongestEdgePixels / (p * s * p * s);
+  const std::uint64_t c = k.get("in_channels", 3);
+  // spatial_merge_size patches a side merge into one token: 0 merges none and is refused with its key.
+  const std::uint64_t s = k.v.uint("spatial_merge_size", 1, 64).value_or(2);
+  // Saturating: each key may be as large as kMaxDim, and a patch or merge size of 0 leaves no image to profile.
+  e.patch_values = sat_mul(sat_mul(c, t), sat_mul(p, p));
+  e.patches_per_token = sat_mul(s, s);
+  const std::uint64_t pixels_per_token = sat_mul(sat_mul(p, s), sat_mul(p, s));
+  e.tokens_per_item = pixels_per_token == 0 ? 0 : kQwen3VlLongestEdgePixels / pixels_per_token;
   const HList* deep = k.v.list("deepstack_visual_indexes");
-  e.output_width = k.need("out_hidden_size") * (1 + (deep == nullptr ? 0 : deep->size()));
+  e.output_width = sat_mul(k.need("out_hidden_size"), 1 + (deep == nullptr ? 0 : deep->size()));
   return e;
 }
 

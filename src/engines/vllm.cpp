@@ -697,7 +697,7 @@ Layout layout(const std::vector<LayerType>& types, std::uint64_t block) {
         attention_ppt % t.bytes_per_token != 0) {
       return l.block_size;
     }
-    return l.block_size * (attention_ppt / t.bytes_per_token);
+    return sat_mul(l.block_size, attention_ppt / t.bytes_per_token);
   };
   if (types.size() == 1) {
     l.group_size = types.front().layers;
