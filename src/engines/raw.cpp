@@ -27,7 +27,7 @@ constexpr std::uint64_t kDefaultBlock = 16;                // vLLM's default blo
 
 constexpr std::array<Knob, kCount> kKnobs{{
     {"utilization", "", KnobType::fraction, Target::own, "--utilization -u",
-     "Fraction of VRAM the server may use (default 0.9, vLLM's gpu_memory_utilization before v0.21); with "
+     "Fraction of VRAM the server may use (default 0.9, vLLM's gpu_memory_utilization before v0.20.2); with "
      "--engine, that engine's own memory fraction",
      "kvplan (docs/budget.md)"},
     {"reserve", "", KnobType::bytes, Target::own, "--reserve",
@@ -116,7 +116,7 @@ EnginePrediction Raw::predict(const EngineInputs& in) const {
   p.budget.push_back({"vram_bytes", "VRAM", Cell::bytes(in.gpu_memory_bytes), std::string(in.memory_detail)});
   p.budget.push_back({"utilization", "Usable fraction", Cell::number(static_cast<double>(util) / 1e6),
                       k.has(utilization) ? "--utilization"
-                                         : "default 0.9: vLLM's gpu_memory_utilization before v0.21"});
+                                         : "default 0.9: vLLM's gpu_memory_utilization before v0.20.2"});
   p.budget.push_back({"usable_bytes", "Usable", Cell::bytes(b.usable_bytes), "VRAM × usable fraction"});
   std::string formats(in.weights.linear.name);
   if (m.params.experts > 0 && !(in.weights.experts == in.weights.linear)) {
